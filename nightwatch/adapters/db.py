@@ -1,0 +1,196 @@
+"""The database: engine, tables, and automatic schema upgrades.
+
+Upgrades are additive: a table this version knows and the database lacks is created, and a column it knows and an
+existing table lacks is added (new columns are nullable or carry a server default). Nothing is dropped or
+rewritten, so a database made by an older version upgrades without loss. `schema_version` in `meta` records the
+version that last upgraded it.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Engine,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    false,
+    inspect,
+    text,
+    true,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.schema import CreateColumn
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+
+metadata = MetaData()
+
+meta = Table(
+    "meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+personas = Table(
+    "personas",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(40), nullable=False),
+    Column("name_key", String(40), nullable=False, unique=True),  # lower-cased name: unique ignoring case
+    Column("slug", String(80), nullable=False, unique=True),
+    Column("role", String(200), nullable=False),
+    Column("avatar", String(500), nullable=False, server_default=""),
+    Column("soul", JSON, nullable=False),
+    Column("style", JSON, nullable=False),
+    Column("skill", JSON, nullable=False),
+    Column("model", String(100), nullable=True),
+    Column("system_prompt_override", Text, nullable=True),
+    Column("active", Boolean, nullable=False, server_default=true()),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+seeded_defaults = Table(
+    "seeded_defaults",
+    metadata,
+    Column("slug", String(80), primary_key=True),
+    Column("seeded_at", DateTime(timezone=True), nullable=False),
+)
+
+deliberations = Table(
+    "deliberations",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("topic", Text, nullable=False),
+    Column("project", String(80), nullable=False),
+    Column("thread", String(200), nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("verdict", JSON, nullable=True),
+    Column("input_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("output_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("cache_read_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("cache_write_tokens", Integer, nullable=False, server_default=text("0")),
+    Index("ix_deliberations_thread", "thread"),
+    Index("ix_deliberations_status", "status"),
+)
+
+turns = Table(
+    "turns",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("deliberation_id", Integer, ForeignKey("deliberations.id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("persona", String(40), nullable=False),
+    Column("role", String(200), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("lessons_injected", Integer, nullable=False, server_default=text("0")),
+    Column("skipped", Boolean, nullable=False, server_default=false()),
+    Column("input_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("output_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("cache_read_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("cache_write_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_turns_deliberation", "deliberation_id", "position"),
+)
+
+thread_summaries = Table(
+    "thread_summaries",
+    metadata,
+    Column("thread", String(200), primary_key=True),
+    Column("covered", Integer, nullable=False),
+    Column("summary", Text, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+seen_events = Table(
+    "seen_events",
+    metadata,
+    Column("event_id", String(100), primary_key=True),
+    Column("seen_at", DateTime(timezone=True), nullable=False),
+)
+
+channel_projects = Table(
+    "channel_projects",
+    metadata,
+    Column("channel", String(40), primary_key=True),
+    Column("project", String(80), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("last_activity_at", DateTime(timezone=True), nullable=True),
+    Column("last_proactive_at", DateTime(timezone=True), nullable=True),
+)
+
+leases = Table(
+    "leases",
+    metadata,
+    Column("name", String(100), primary_key=True),
+    Column("holder", String(100), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+)
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """Reattach UTC to a datetime read back from a database that drops the zone (SQLite)."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def make_engine(url: str) -> Engine:
+    """Create an engine; for SQLite, create the file's folder and enable WAL and a busy timeout."""
+    parsed = make_url(url)
+    kwargs: dict[str, Any] = {"future": True}
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+    else:
+        kwargs["pool_pre_ping"] = True
+    engine = create_engine(url, **kwargs)
+    if parsed.get_backend_name() == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def upgrade(engine: Engine) -> None:
+    """Create missing tables and add missing columns; record the schema version."""
+    metadata.create_all(engine)
+    inspector = inspect(engine)
+    with engine.begin() as conn:
+        for table in metadata.sorted_tables:
+            present = {column["name"] for column in inspector.get_columns(table.name)}
+            for column in table.columns:
+                if column.name not in present:
+                    ddl = CreateColumn(column).compile(dialect=engine.dialect)
+                    log.info("upgrading table %s: adding column %s", table.name, column.name)
+                    conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
+        conn.execute(meta.delete().where(meta.c.key == "schema_version"))
+        conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))

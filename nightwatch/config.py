@@ -1,0 +1,173 @@
+"""Settings: the only place that reads the environment.
+
+`Settings.from_env()` validates every variable; a bad value raises ConfigError naming the variable and what it
+accepts, so start-up stops with a message a person can act on.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from nightwatch.domain.errors import ConfigError
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_SLACK_API_URL = "https://slack.com/api/"
+OFFLINE_NOTICE = "ANTHROPIC_API_KEY is not set: using the offline model (deterministic, no network)."
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class MemoryLimits:
+    token_budget: int = 2000
+    max_lines: int = 150
+    compaction_target: int = 50
+    half_life_days: float = 30.0
+
+
+@dataclass(frozen=True)
+class DeliberationLimits:
+    max_rounds: int = 2
+    max_contributors: int = 3
+    max_replies: int = 12
+    reply_chars: int = 1200
+    lead: str | None = None  # persona name or slug; None picks the tech-lead persona
+    context_tokens: int = 3000
+    model_window: int = 200_000
+
+
+@dataclass(frozen=True)
+class SlackSettings:
+    bot_token: str | None = field(default=None, repr=False)
+    app_token: str | None = field(default=None, repr=False)
+    api_url: str = DEFAULT_SLACK_API_URL
+    admins: frozenset[str] = frozenset()
+    workers: int = 24
+    proactive_interval_minutes: int = 180
+    proactive_quiet_minutes: int = 60
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    database_url: str
+    llm: Literal["anthropic", "offline"]
+    anthropic_api_key: str | None = field(default=None, repr=False)
+    model: str = DEFAULT_MODEL
+    llm_timeout_seconds: float = 60.0
+    memory: MemoryLimits = field(default_factory=MemoryLimits)
+    deliberation: DeliberationLimits = field(default_factory=DeliberationLimits)
+    slack: SlackSettings = field(default_factory=SlackSettings)
+    log_level: str = "INFO"
+    notices: tuple[str, ...] = ()
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Build settings from `env` (default: os.environ); raise ConfigError on any bad value."""
+        env = os.environ if env is None else env
+        reader = _Reader(env)
+        home = Path(reader.text("NIGHTWATCH_HOME") or "~/.night-watch").expanduser().resolve()
+        api_key = reader.text("ANTHROPIC_API_KEY")
+        llm_name = reader.choice("NIGHTWATCH_LLM", ("anthropic", "offline"), "anthropic" if api_key else "offline")
+        notices: tuple[str, ...] = ()
+        if llm_name == "anthropic" and not api_key:
+            raise ConfigError(
+                "NIGHTWATCH_LLM=anthropic needs ANTHROPIC_API_KEY; set the key, or set NIGHTWATCH_LLM=offline."
+            )
+        if reader.text("NIGHTWATCH_LLM") is None and not api_key:
+            notices = (OFFLINE_NOTICE,)
+        memory = MemoryLimits(
+            token_budget=reader.integer("NIGHTWATCH_MEMORY_TOKEN_BUDGET", 2000, minimum=100),
+            max_lines=reader.integer("NIGHTWATCH_MEMORY_MAX_LINES", 150, minimum=10),
+            compaction_target=reader.integer("NIGHTWATCH_MEMORY_COMPACTION_TARGET", 50, minimum=5),
+            half_life_days=reader.number("NIGHTWATCH_MEMORY_HALF_LIFE_DAYS", 30.0, minimum=0.1),
+        )
+        if memory.compaction_target >= memory.max_lines:
+            raise ConfigError(
+                "NIGHTWATCH_MEMORY_COMPACTION_TARGET must be smaller than NIGHTWATCH_MEMORY_MAX_LINES "
+                f"(got {memory.compaction_target} and {memory.max_lines})."
+            )
+        deliberation = DeliberationLimits(
+            max_rounds=reader.integer("NIGHTWATCH_MAX_ROUNDS", 2, minimum=1, maximum=5),
+            max_replies=reader.integer("NIGHTWATCH_MAX_REPLIES", 12, minimum=2, maximum=40),
+            lead=reader.text("NIGHTWATCH_LEAD"),
+        )
+        slack = SlackSettings(
+            bot_token=reader.token("SLACK_BOT_TOKEN", "xoxb-"),
+            app_token=reader.token("SLACK_APP_TOKEN", "xapp-"),
+            api_url=reader.url("SLACK_API_URL", DEFAULT_SLACK_API_URL),
+            admins=frozenset(a for a in (reader.text("NIGHTWATCH_ADMINS") or "").replace(" ", ",").split(",") if a),
+            workers=reader.integer("NIGHTWATCH_WORKERS", 24, minimum=1, maximum=256),
+            proactive_interval_minutes=reader.integer("NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", 180, minimum=0),
+            proactive_quiet_minutes=reader.integer("NIGHTWATCH_PROACTIVE_QUIET_MINUTES", 60, minimum=0),
+        )
+        return cls(
+            home=home,
+            database_url=reader.text("DATABASE_URL") or f"sqlite:///{home / 'nightwatch.db'}",
+            llm=llm_name,  # type: ignore[arg-type]
+            anthropic_api_key=api_key,
+            model=reader.text("NIGHTWATCH_MODEL") or DEFAULT_MODEL,
+            llm_timeout_seconds=reader.number("NIGHTWATCH_LLM_TIMEOUT", 60.0, minimum=1.0),
+            memory=memory,
+            deliberation=deliberation,
+            slack=slack,
+            log_level=reader.choice("NIGHTWATCH_LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO", upper=True),
+            notices=notices,
+        )
+
+
+class _Reader:
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._env = env
+
+    def text(self, name: str) -> str | None:
+        value = self._env.get(name, "").strip()
+        return value or None
+
+    def _parse(self, name: str, default: T, parse: Callable[[str], T], accepts: str) -> T:
+        raw = self.text(name)
+        if raw is None:
+            return default
+        try:
+            return parse(raw)
+        except ValueError:
+            raise ConfigError(f"{name}={raw!r} is not valid; it accepts {accepts}.") from None
+
+    def integer(self, name: str, default: int, *, minimum: int = 0, maximum: int | None = None) -> int:
+        accepts = f"a whole number from {minimum}" + (f" to {maximum}" if maximum is not None else " up")
+        value = self._parse(name, default, int, accepts)
+        if value < minimum or (maximum is not None and value > maximum):
+            raise ConfigError(f"{name}={value} is out of range; it accepts {accepts}.")
+        return value
+
+    def number(self, name: str, default: float, *, minimum: float) -> float:
+        accepts = f"a number of at least {minimum}"
+        value = self._parse(name, default, float, accepts)
+        if not value >= minimum:
+            raise ConfigError(f"{name}={value} is out of range; it accepts {accepts}.")
+        return value
+
+    def choice(self, name: str, options: tuple[str, ...], default: str, *, upper: bool = False) -> str:
+        raw = self.text(name)
+        if raw is None:
+            return default
+        value = raw.upper() if upper else raw.lower()
+        if value not in options:
+            raise ConfigError(f"{name}={raw!r} is not valid; it accepts one of: {', '.join(options)}.")
+        return value
+
+    def token(self, name: str, prefix: str) -> str | None:
+        value = self.text(name)
+        if value is not None and not value.startswith(prefix):
+            raise ConfigError(f"{name} is not valid; it accepts a Slack token starting with {prefix!r}.")
+        return value
+
+    def url(self, name: str, default: str) -> str:
+        value = self.text(name) or default
+        if not value.startswith(("http://", "https://")):
+            raise ConfigError(f"{name}={value!r} is not valid; it accepts an http:// or https:// URL.")
+        return value if value.endswith("/") else value + "/"

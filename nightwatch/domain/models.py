@@ -1,0 +1,267 @@
+"""Domain values: frozen, typed dataclasses. Times are timezone-aware UTC."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from types import MappingProxyType
+
+
+def _frozen_map(value: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    return MappingProxyType(dict(value or {}))
+
+
+# --- personas ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Soul:
+    """Who a persona is: the stable core of its system prompt."""
+
+    who_i_am: str = ""
+    worldview: tuple[str, ...] = ()
+    opinions: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    expertise: tuple[str, ...] = ()
+    interests: tuple[str, ...] = ()
+    tensions: tuple[str, ...] = ()
+    boundaries: tuple[str, ...] = ()
+    pet_peeves: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a persona speaks."""
+
+    voice_principles: tuple[str, ...] = ()
+    sentence_structure: str = ""
+    tone: str = ""
+    words_used: tuple[str, ...] = ()
+    words_avoided: tuple[str, ...] = ()
+    emoji_usage: str = ""
+    rhetorical_moves: tuple[str, ...] = ()
+    anti_patterns: tuple[str, ...] = ()
+    good_examples: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Skill:
+    """What a persona does in each interaction mode (pr_review, incident, proactive, deliberation, ...)."""
+
+    modes: Mapping[str, str] = field(default_factory=_frozen_map)
+    additional_instructions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Persona:
+    """An AI team member. `slug` names its memory folder and is derived from `name`."""
+
+    name: str
+    slug: str
+    role: str
+    avatar: str = ""
+    soul: Soul = field(default_factory=Soul)
+    style: Style = field(default_factory=Style)
+    skill: Skill = field(default_factory=Skill)
+    model: str | None = None
+    system_prompt_override: str | None = None
+    active: bool = True
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    id: int | None = None
+
+
+# --- memory ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One remembered bullet. `id` is a short hash of the normalised text (see memory_format.lesson_id)."""
+
+    id: str
+    text: str
+    recorded_at: datetime
+    kind: str = "note"
+    link: str | None = None
+    pinned: bool = False
+    seen: int = 1
+    injected: int = 0
+    superseded_by: str | None = None
+
+    @property
+    def stale(self) -> bool:
+        return self.superseded_by is not None
+
+
+@dataclass(frozen=True)
+class MemoryBlock:
+    """The lessons chosen for one prompt, already rendered; `text` is empty when there is nothing to inject."""
+
+    lessons: tuple[Lesson, ...] = ()
+    text: str = ""
+    tokens: int = 0
+    total_lessons: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not self.lessons
+
+
+@dataclass(frozen=True)
+class ReflectionContext:
+    """What happened in an interaction, handed to a persona's reflection."""
+
+    kind: str
+    topic: str
+    summary: str
+    outcome: str = ""
+    link: str | None = None
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    lines_before: int
+    lines_after: int
+    compacted: bool
+    message: str
+
+
+# --- LLM -------------------------------------------------------------------------------------------------------
+
+
+class Purpose(StrEnum):
+    """Why a model is called; adapters may choose limits by it and the offline model shapes its answer by it."""
+
+    TURN = "turn"
+    CONSENSUS = "consensus"
+    REFLECTION = "reflection"
+    COMPACTION = "compaction"
+    SUMMARY = "summary"
+    PROACTIVE = "proactive"
+    CURATION = "curation"
+
+
+@dataclass(frozen=True)
+class PromptBlock:
+    """A piece of the system prompt; `cache` marks the end of a stable prefix worth caching."""
+
+    text: str
+    cache: bool = False
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    blocks: tuple[PromptBlock, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(block.text for block in self.blocks if block.text)
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str  # "user" or "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    purpose: Purpose
+    system: SystemPrompt
+    messages: tuple[ChatMessage, ...]
+    max_tokens: int = 400
+    model: str | None = None
+    persona: Persona | None = None
+    topic: str = ""
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+    offline: bool = False
+
+
+# --- deliberation ----------------------------------------------------------------------------------------------
+
+
+class Decision(StrEnum):
+    APPROVE = "APPROVE"
+    CHANGES = "CHANGES"
+    HUMAN = "HUMAN"
+
+
+class DeliberationStatus(StrEnum):
+    RUNNING = "running"
+    DONE = "done"
+    INTERRUPTED = "interrupted"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class ThreadMessage:
+    """A message seen in the thread: by a human (`persona` None) or by a persona."""
+
+    author: str
+    text: str
+    persona: str | None = None
+    ts: str = ""
+
+
+@dataclass(frozen=True)
+class Turn:
+    persona: str  # persona name
+    role: str
+    text: str
+    round: int
+    lessons_injected: int = 0
+    skipped: bool = False
+    usage: Usage = field(default_factory=Usage)
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    decision: Decision
+    summary: str
+    reasons: tuple[str, ...] = ()
+    action_items: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RememberedLesson:
+    persona: str
+    lesson: Lesson
+
+
+@dataclass(frozen=True)
+class Deliberation:
+    """A stored deliberation (header only; turns are stored beside it)."""
+
+    topic: str
+    project: str
+    thread: str  # "channel:thread_ts" for Slack, "terminal:<id>" for the CLI
+    status: DeliberationStatus = DeliberationStatus.RUNNING
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    verdict: Verdict | None = None
+    usage: Usage = field(default_factory=Usage)
+    id: int | None = None

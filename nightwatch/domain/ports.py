@@ -1,0 +1,158 @@
+"""The Protocols the domain needs from the outside world. Adapters implement them; tests/fakes.py fakes them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import Protocol
+
+from nightwatch.domain.models import (
+    Deliberation,
+    DeliberationStatus,
+    LLMRequest,
+    LLMResponse,
+    Persona,
+    ThreadMessage,
+    Turn,
+    Usage,
+    Verdict,
+)
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """Return the current time, timezone-aware UTC."""
+        ...
+
+
+class LLM(Protocol):
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """Answer one request; raise LLMUnavailableError / LLMOutputError when it cannot."""
+        ...
+
+
+class PersonaRepository(Protocol):
+    def list(self, *, include_inactive: bool = True) -> list[Persona]: ...
+
+    def get(self, persona_id: int) -> Persona | None: ...
+
+    def find(self, name_or_slug: str) -> Persona | None:
+        """Match a name ignoring case, or a slug."""
+        ...
+
+    def add(self, persona: Persona) -> Persona:
+        """Insert; raise ConflictError when the name (ignoring case) or slug is taken. Returns it with its id."""
+        ...
+
+    def save(self, persona: Persona) -> Persona:
+        """Update the persona with `persona.id`; raise ConflictError / NotFoundError."""
+        ...
+
+    def remove(self, persona_id: int) -> None: ...
+
+    def seeded_defaults(self) -> set[str]:
+        """Slugs of default personas that were seeded once (so a deleted default is not seeded again)."""
+        ...
+
+    def mark_seeded(self, slugs: Sequence[str]) -> None: ...
+
+
+@dataclass(frozen=True)
+class FolderMove:
+    """What a migrate or archive did on disk, as paths relative to the data root."""
+
+    moved: bool
+    source: PurePosixPath | None = None
+    target: PurePosixPath | None = None
+    set_aside: PurePosixPath | None = None  # a stray folder moved into agents/.archived/ to make room
+
+
+class MemoryStore(Protocol):
+    """Memory files under the data root. Every slug is checked; no path leaves the root."""
+
+    def read(self, persona_slug: str, project_slug: str) -> str:
+        """The file's text, or '' when there is none."""
+        ...
+
+    def update(self, persona_slug: str, project_slug: str, change: Callable[[str], str]) -> str:
+        """Under the file's lock, read the text, write `change(text)` atomically, return the new text.
+
+        When `change` returns the text unchanged, nothing is written.
+        """
+        ...
+
+    def replace_keeping_previous(self, persona_slug: str, project_slug: str, expected: str, text: str) -> bool:
+        """Under the lock: if the file still holds `expected`, keep it as the previous version and write `text`.
+
+        Returns False (and writes nothing) when the file changed meanwhile.
+        """
+        ...
+
+    def rollback(self, persona_slug: str, project_slug: str) -> bool:
+        """Restore the version kept by the last replace_keeping_previous; False when there is none."""
+        ...
+
+    def projects(self, persona_slug: str) -> list[str]:
+        """Project slugs that have a memory file for this persona."""
+        ...
+
+    def migrate(self, old_slug: str, new_slug: str, now: datetime) -> FolderMove:
+        """Move agents/<old>/ to agents/<new>/; a stray target is set aside into agents/.archived/ first.
+
+        A missing source is a no-op (moved=False).
+        """
+        ...
+
+    def archive(self, slug: str, now: datetime) -> FolderMove:
+        """Move agents/<slug>/ to agents/.archived/<slug>-<UTC timestamp>/; missing source is a no-op."""
+        ...
+
+    def restore(self, move: FolderMove) -> None:
+        """Undo a migrate or archive (used when the database step after it fails)."""
+        ...
+
+
+class DeliberationLog(Protocol):
+    """Stored deliberations, turns, verdicts, thread summaries and token usage."""
+
+    def start(self, deliberation: Deliberation) -> Deliberation: ...
+
+    def add_turn(self, deliberation_id: int, turn: Turn) -> None: ...
+
+    def add_usage(self, deliberation_id: int, usage: Usage) -> None: ...
+
+    def finish(
+        self, deliberation_id: int, status: DeliberationStatus, verdict: Verdict | None, now: datetime
+    ) -> None: ...
+
+    def get(self, deliberation_id: int) -> Deliberation | None: ...
+
+    def turns(self, deliberation_id: int) -> list[Turn]: ...
+
+    def recent(self, limit: int = 10, thread_prefix: str | None = None) -> list[Deliberation]: ...
+
+    def running(self) -> list[Deliberation]: ...
+
+    def save_summary(self, thread: str, covered: int, summary: str) -> None:
+        """Store the summary of the first `covered` messages of a thread."""
+        ...
+
+    def summary(self, thread: str) -> tuple[int, str] | None: ...
+
+
+class Poster(Protocol):
+    """Where one deliberation's messages go (a Slack thread, the terminal). Bound to one thread."""
+
+    def post_turn(self, persona: Persona, text: str) -> None: ...
+
+    def post_verdict(self, lead: Persona, verdict: Verdict, text: str) -> None: ...
+
+    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None: ...
+
+    def post_notice(self, text: str) -> None: ...
+
+    def messages(self) -> list[ThreadMessage]:
+        """Everything in the thread so far, oldest first (human replies included)."""
+        ...

@@ -1,0 +1,282 @@
+"""Fakes for our own ports: small, real implementations that keep everything in memory."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import PurePosixPath
+
+from nightwatch.domain.errors import ConflictError, LLMOutputError, NotFoundError
+from nightwatch.domain.models import (
+    Deliberation,
+    DeliberationStatus,
+    LLMRequest,
+    LLMResponse,
+    Persona,
+    Purpose,
+    ThreadMessage,
+    Turn,
+    Usage,
+    Verdict,
+)
+from nightwatch.domain.names import check_slug
+from nightwatch.domain.ports import FolderMove
+
+T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
+
+
+class FakeClock:
+    def __init__(self, start: datetime = T0) -> None:
+        self.current = start
+
+    def now(self) -> datetime:
+        return self.current
+
+    def advance(self, **delta: float) -> None:
+        self.current += timedelta(**delta)
+
+
+Reply = str | Exception | Callable[[LLMRequest], str]
+
+
+class ScriptedLLM:
+    """Answers from per-purpose scripts (queues); falls back to `default` replies; records every request."""
+
+    def __init__(self, default: dict[Purpose, Reply] | None = None) -> None:
+        self.scripts: dict[Purpose, list[Reply]] = {}
+        self.default: dict[Purpose, Reply] = dict(default or {})
+        self.requests: list[LLMRequest] = []
+        self._lock = threading.Lock()
+
+    def script(self, purpose: Purpose, *replies: Reply) -> ScriptedLLM:
+        self.scripts.setdefault(purpose, []).extend(replies)
+        return self
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        with self._lock:
+            self.requests.append(request)
+            queue = self.scripts.get(request.purpose)
+            reply = queue.pop(0) if queue else self.default.get(request.purpose)
+        if reply is None:
+            raise LLMOutputError(f"ScriptedLLM has no reply for {request.purpose}")
+        if isinstance(reply, Exception):
+            raise reply
+        text = reply(request) if callable(reply) else reply
+        return LLMResponse(text=text, usage=Usage(input_tokens=10, output_tokens=5), model="scripted")
+
+    def calls(self, purpose: Purpose) -> list[LLMRequest]:
+        return [r for r in self.requests if r.purpose is purpose]
+
+
+class InMemoryPersonaRepository:
+    def __init__(self, personas: Iterable[Persona] = ()) -> None:
+        self._rows: dict[int, Persona] = {}
+        self._seeded: set[str] = set()
+        self._next = 1
+        for persona in personas:
+            self.add(persona)
+
+    def list(self, *, include_inactive: bool = True) -> list[Persona]:
+        rows = sorted(self._rows.values(), key=lambda p: p.id or 0)
+        return [p for p in rows if include_inactive or p.active]
+
+    def get(self, persona_id: int) -> Persona | None:
+        return self._rows.get(persona_id)
+
+    def find(self, name_or_slug: str) -> Persona | None:
+        key = name_or_slug.strip().lower()
+        return next((p for p in self._rows.values() if key in (p.name.lower(), p.slug)), None)
+
+    def _check_unique(self, persona: Persona) -> None:
+        for other in self._rows.values():
+            if other.id != persona.id and (other.name.lower() == persona.name.lower() or other.slug == persona.slug):
+                raise ConflictError(f"A persona named {other.name!r} already exists.")
+
+    def add(self, persona: Persona) -> Persona:
+        self._check_unique(persona)
+        stored = replace(persona, id=self._next)
+        self._rows[self._next] = stored
+        self._next += 1
+        return stored
+
+    def save(self, persona: Persona) -> Persona:
+        if persona.id not in self._rows:
+            raise NotFoundError(f"No persona with id {persona.id}.")
+        self._check_unique(persona)
+        self._rows[persona.id] = persona
+        return persona
+
+    def remove(self, persona_id: int) -> None:
+        self._rows.pop(persona_id, None)
+
+    def seeded_defaults(self) -> set[str]:
+        return set(self._seeded)
+
+    def mark_seeded(self, slugs: Sequence[str]) -> None:
+        self._seeded.update(slugs)
+
+
+class InMemoryMemoryStore:
+    """MemoryStore over a dict of (persona_slug, project_slug) -> text, with folder moves modelled by slug."""
+
+    def __init__(self) -> None:
+        self.files: dict[tuple[str, str], str] = {}
+        self.previous: dict[tuple[str, str], str] = {}
+        self.archived: dict[str, dict[str, str]] = {}
+        self._lock = threading.RLock()
+
+    def read(self, persona_slug: str, project_slug: str) -> str:
+        return self.files.get((check_slug(persona_slug), check_slug(project_slug)), "")
+
+    def update(self, persona_slug: str, project_slug: str, change: Callable[[str], str]) -> str:
+        key = (check_slug(persona_slug), check_slug(project_slug))
+        with self._lock:
+            old = self.files.get(key, "")
+            new = change(old)
+            if new != old:
+                self.files[key] = new
+            return new
+
+    def replace_keeping_previous(self, persona_slug: str, project_slug: str, expected: str, text: str) -> bool:
+        key = (check_slug(persona_slug), check_slug(project_slug))
+        with self._lock:
+            if self.files.get(key, "") != expected:
+                return False
+            self.previous[key] = expected
+            self.files[key] = text
+            return True
+
+    def rollback(self, persona_slug: str, project_slug: str) -> bool:
+        key = (check_slug(persona_slug), check_slug(project_slug))
+        with self._lock:
+            if key not in self.previous:
+                return False
+            self.files[key] = self.previous.pop(key)
+            return True
+
+    def projects(self, persona_slug: str) -> list[str]:
+        slug = check_slug(persona_slug)
+        return sorted(project for persona, project in self.files if persona == slug)
+
+    def _take(self, slug: str) -> dict[str, str]:
+        taken = {project: text for (persona, project), text in self.files.items() if persona == slug}
+        for project in taken:
+            del self.files[(slug, project)]
+        return taken
+
+    def _put(self, slug: str, files: dict[str, str]) -> None:
+        for project, text in files.items():
+            self.files[(slug, project)] = text
+
+    def migrate(self, old_slug: str, new_slug: str, now: datetime) -> FolderMove:
+        old, new = check_slug(old_slug), check_slug(new_slug)
+        with self._lock:
+            moving = self._take(old)
+            if not moving:
+                return FolderMove(moved=False)
+            set_aside = None
+            stray = self._take(new)
+            if stray:
+                name = f"{new}-{now:%Y%m%dT%H%M%SZ}"
+                self.archived[name] = stray
+                set_aside = PurePosixPath("agents/.archived") / name
+            self._put(new, moving)
+            return FolderMove(True, PurePosixPath("agents") / old, PurePosixPath("agents") / new, set_aside)
+
+    def archive(self, slug: str, now: datetime) -> FolderMove:
+        slug = check_slug(slug)
+        with self._lock:
+            taken = self._take(slug)
+            if not taken:
+                return FolderMove(moved=False)
+            name = f"{slug}-{now:%Y%m%dT%H%M%SZ}"
+            self.archived[name] = taken
+            return FolderMove(True, PurePosixPath("agents") / slug, PurePosixPath("agents/.archived") / name)
+
+    def restore(self, move: FolderMove) -> None:
+        if not move.moved or move.source is None or move.target is None:
+            return
+        with self._lock:
+            if move.target.parent.name == ".archived":
+                self._put(move.source.name, self.archived.pop(move.target.name))
+            else:
+                self._put(move.source.name, self._take(move.target.name))
+            if move.set_aside is not None:
+                self._put(move.target.name, self.archived.pop(move.set_aside.name))
+
+
+class InMemoryDeliberationLog:
+    def __init__(self) -> None:
+        self.deliberations: dict[int, Deliberation] = {}
+        self.turn_rows: dict[int, list[Turn]] = {}
+        self.summaries: dict[str, tuple[int, str]] = {}
+        self._next = 1
+        self._lock = threading.Lock()
+
+    def start(self, deliberation: Deliberation) -> Deliberation:
+        with self._lock:
+            stored = replace(deliberation, id=self._next)
+            self.deliberations[self._next] = stored
+            self.turn_rows[self._next] = []
+            self._next += 1
+            return stored
+
+    def add_turn(self, deliberation_id: int, turn: Turn) -> None:
+        self.turn_rows[deliberation_id].append(turn)
+
+    def add_usage(self, deliberation_id: int, usage: Usage) -> None:
+        current = self.deliberations[deliberation_id]
+        self.deliberations[deliberation_id] = replace(current, usage=current.usage + usage)
+
+    def finish(self, deliberation_id: int, status: DeliberationStatus, verdict: Verdict | None, now: datetime) -> None:
+        current = self.deliberations[deliberation_id]
+        self.deliberations[deliberation_id] = replace(current, status=status, verdict=verdict, finished_at=now)
+
+    def get(self, deliberation_id: int) -> Deliberation | None:
+        return self.deliberations.get(deliberation_id)
+
+    def turns(self, deliberation_id: int) -> list[Turn]:
+        return list(self.turn_rows.get(deliberation_id, []))
+
+    def recent(self, limit: int = 10, thread_prefix: str | None = None) -> list[Deliberation]:
+        rows = [d for d in self.deliberations.values() if thread_prefix is None or d.thread.startswith(thread_prefix)]
+        return sorted(rows, key=lambda d: d.id or 0, reverse=True)[:limit]
+
+    def running(self) -> list[Deliberation]:
+        return [d for d in self.deliberations.values() if d.status is DeliberationStatus.RUNNING]
+
+    def save_summary(self, thread: str, covered: int, summary: str) -> None:
+        self.summaries[thread] = (covered, summary)
+
+    def summary(self, thread: str) -> tuple[int, str] | None:
+        return self.summaries.get(thread)
+
+
+class RecordingPoster:
+    """A Poster that keeps what was posted and serves it back (plus injected human replies) as the thread."""
+
+    def __init__(self, human_messages: Sequence[ThreadMessage] = ()) -> None:
+        self.thread: list[ThreadMessage] = list(human_messages)
+        self.turns: list[tuple[str, str]] = []
+        self.verdicts: list[tuple[str, Verdict, str]] = []
+        self.lessons: list[tuple[str, str, str, str]] = []
+        self.notices: list[str] = []
+
+    def post_turn(self, persona: Persona, text: str) -> None:
+        self.turns.append((persona.name, text))
+        self.thread.append(ThreadMessage(author=persona.name, text=text, persona=persona.name))
+
+    def post_verdict(self, lead: Persona, verdict: Verdict, text: str) -> None:
+        self.verdicts.append((lead.name, verdict, text))
+        self.thread.append(ThreadMessage(author=lead.name, text=text, persona=lead.name))
+
+    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
+        self.lessons.append((persona.name, project, lesson_id, text))
+
+    def post_notice(self, text: str) -> None:
+        self.notices.append(text)
+
+    def messages(self) -> list[ThreadMessage]:
+        return list(self.thread)
