@@ -88,8 +88,8 @@ class Settings:
         )
         if memory.compaction_target >= memory.max_lines:
             raise ConfigError(
-                "NIGHTWATCH_MEMORY_COMPACTION_TARGET must be smaller than NIGHTWATCH_MEMORY_MAX_LINES "
-                f"(got {memory.compaction_target} and {memory.max_lines})."
+                f"NIGHTWATCH_MEMORY_COMPACTION_TARGET={memory.compaction_target} is too large; it accepts a whole "
+                f"number below NIGHTWATCH_MEMORY_MAX_LINES ({memory.max_lines})."
             )
         deliberation = DeliberationLimits(
             max_rounds=reader.integer("NIGHTWATCH_MAX_ROUNDS", 2, minimum=1, maximum=5),

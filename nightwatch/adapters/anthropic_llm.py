@@ -1,0 +1,217 @@
+"""The LLM port on Anthropic's Messages API, through the official `anthropic` SDK.
+
+The SDK's own retries are switched off (`max_retries=0`) and done here instead, for two reasons: the SDK obeys any
+`retry-after` however long (it would park a worker for as long as the server asks), and the error a person finally
+sees should say how many retries were made. What is retried: 408, 409, 429, every 5xx (529 "overloaded" included),
+timeouts and connection failures; a `x-should-retry` header from the API wins either way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from collections.abc import Sequence
+
+import anthropic
+import httpx2
+from anthropic.types import Message, MessageParam, TextBlockParam
+
+from nightwatch.domain.errors import LLMOutputError, LLMUnavailableError
+from nightwatch.domain.models import ChatMessage, LLMRequest, LLMResponse, PromptBlock, Usage
+
+log = logging.getLogger(__name__)
+
+MAX_CACHE_BREAKPOINTS = 4  # the Messages API refuses a request with more cache_control blocks than this
+INITIAL_BACKOFF = 0.5
+MAX_BACKOFF = 8.0
+MAX_RETRY_AFTER = 20.0  # a server asking for a longer wait gets an error now instead of a stuck worker
+CONNECT_TIMEOUT = 10.0
+
+
+class AnthropicLLM:
+    """Answers LLM requests with Claude; maps failures onto LLMUnavailableError / LLMOutputError."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        default_model: str,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        http_client: httpx2.Client | None = None,
+        base_url: str | None = None,
+    ) -> None:
+        self._default_model = default_model
+        self._timeout = timeout
+        self._max_retries = max_retries
+        # base_url None lets the SDK read ANTHROPIC_BASE_URL itself (how e2e tests reach tests/fake_anthropic.py).
+        self._client = anthropic.Anthropic(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
+            max_retries=0,
+            http_client=http_client,
+        )
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """Send one Messages request, retrying what is worth retrying; return the text and its token usage."""
+        model = request.model or self._default_model
+        system = system_blocks(request.system.blocks)
+        messages = message_params(request.messages)
+        for attempt in range(self._max_retries + 1):
+            try:
+                message = self._client.messages.create(
+                    model=model, max_tokens=request.max_tokens, system=system, messages=messages
+                )
+            except anthropic.APIStatusError as error:
+                wait = self._retry_wait(attempt, error.response)
+                if wait is None:
+                    raise _status_error(error, model, attempt) from None
+                self._pause(attempt, f"answered {error.status_code}", wait)
+            except anthropic.APIConnectionError as error:
+                if attempt >= self._max_retries:
+                    raise self._connection_error(error, attempt) from None
+                self._pause(attempt, "did not answer", _backoff(attempt))
+            except (json.JSONDecodeError, anthropic.APIResponseValidationError):
+                raise LLMOutputError(
+                    "Anthropic's answer was not a valid Messages response; try again, and report it if it persists."
+                ) from None
+            except anthropic.AnthropicError as error:
+                raise LLMUnavailableError(f"The Anthropic client failed ({type(error).__name__}); try again.") from None
+            else:
+                return _response(message, model)
+        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    def close(self) -> None:
+        """Close the HTTP connections (the SDK's own client, or the one passed in)."""
+        self._client.close()
+
+    def _retry_wait(self, attempt: int, response: httpx2.Response) -> float | None:
+        """Seconds to wait before retrying this answer, or None when it must not be retried."""
+        if attempt >= self._max_retries or not _retryable(response):
+            return None
+        asked = _retry_after(response.headers)
+        if asked is None:
+            return _backoff(attempt)
+        return asked if asked <= MAX_RETRY_AFTER else None
+
+    def _pause(self, attempt: int, what: str, seconds: float) -> None:
+        log.warning("Anthropic %s; retry %d of %d in %.2f s", what, attempt + 1, self._max_retries, seconds)
+        time.sleep(seconds)
+
+    def _connection_error(self, error: anthropic.APIConnectionError, attempt: int) -> LLMUnavailableError:
+        tries = _tries(attempt)
+        if isinstance(error, anthropic.APITimeoutError):
+            return LLMUnavailableError(
+                f"Anthropic did not answer within {self._timeout:g} s{tries}; try again, "
+                "or raise NIGHTWATCH_LLM_TIMEOUT."
+            )
+        return LLMUnavailableError(
+            f"Could not reach Anthropic at {self._client.base_url}{tries}; check the network connection "
+            "(and ANTHROPIC_BASE_URL if you set it)."
+        )
+
+
+def system_blocks(blocks: Sequence[PromptBlock]) -> list[TextBlockParam]:
+    """The system prompt as text blocks; the last cached blocks (up to the API's limit) get a cache breakpoint."""
+    kept = [block for block in blocks if block.text]
+    cached = [i for i, block in enumerate(kept) if block.cache][-MAX_CACHE_BREAKPOINTS:]
+    params: list[TextBlockParam] = []
+    for i, block in enumerate(kept):
+        param: TextBlockParam = {"type": "text", "text": block.text}
+        if i in cached:
+            param["cache_control"] = {"type": "ephemeral"}
+        params.append(param)
+    return params
+
+
+def message_params(messages: Sequence[ChatMessage]) -> list[MessageParam]:
+    """The conversation for the API; empty messages are dropped because the API rejects empty text."""
+    params: list[MessageParam] = []
+    for message in messages:
+        if message.content.strip():
+            role = "assistant" if message.role == "assistant" else "user"
+            params.append({"role": role, "content": message.content})
+    return params
+
+
+def _response(message: Message, model: str) -> LLMResponse:
+    content = getattr(message, "content", None)
+    if not isinstance(content, list):
+        raise LLMOutputError("Anthropic's answer had no content list; try again, and report it if it persists.")
+    texts = [block.text for block in content if getattr(block, "type", None) == "text" and hasattr(block, "text")]
+    text = "".join(t for t in texts if isinstance(t, str)).strip()
+    if not text:
+        reason = getattr(message, "stop_reason", None)
+        raise LLMOutputError(f"Anthropic's answer held no text (stop reason: {reason}); try again or rephrase.")
+    return LLMResponse(text=text, usage=_usage(message), model=str(getattr(message, "model", "") or model))
+
+
+def _usage(message: Message) -> Usage:
+    usage = getattr(message, "usage", None)
+
+    def count(name: str) -> int:
+        value = getattr(usage, name, None)
+        return value if isinstance(value, int) else 0
+
+    return Usage(
+        input_tokens=count("input_tokens"),
+        output_tokens=count("output_tokens"),
+        cache_read_tokens=count("cache_read_input_tokens"),
+        cache_write_tokens=count("cache_creation_input_tokens"),
+    )
+
+
+def _retryable(response: httpx2.Response) -> bool:
+    verdict = response.headers.get("x-should-retry")
+    if verdict in ("true", "false"):
+        return verdict == "true"
+    return response.status_code in (408, 409, 429) or response.status_code >= 500
+
+
+def _retry_after(headers: httpx2.Headers) -> float | None:
+    """The wait the server asked for, in seconds (`retry-after-ms` first, then `retry-after`); None if not given."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            seconds = float(headers.get(name, "")) / scale
+        except ValueError:
+            continue
+        if seconds >= 0:
+            return seconds
+    return None
+
+
+def _backoff(attempt: int) -> float:
+    # Jitter spreads the retries of many workers that failed at the same moment.
+    return min(INITIAL_BACKOFF * 2**attempt, MAX_BACKOFF) * random.uniform(0.75, 1.0)
+
+
+def _tries(attempt: int) -> str:
+    return "" if attempt == 0 else f" after {attempt} {'retry' if attempt == 1 else 'retries'}"
+
+
+def _status_error(error: anthropic.APIStatusError, model: str, attempt: int) -> LLMUnavailableError:
+    """A message a person can act on; never the request headers (the key lives there)."""
+    status, tries = error.status_code, _tries(attempt)
+    detail = f": {error.api_message}" if error.api_message else ""
+    if status == 401:
+        return LLMUnavailableError(f"Anthropic rejected the API key (401); check ANTHROPIC_API_KEY{detail}.")
+    if status == 403:
+        return LLMUnavailableError(
+            f"Anthropic refused access to model {model!r} (403); check ANTHROPIC_API_KEY's permissions{detail}."
+        )
+    if status == 404:
+        return LLMUnavailableError(
+            f"Anthropic does not know model {model!r} (404); check NIGHTWATCH_MODEL or the persona's model."
+        )
+    if status == 429:
+        wait = _retry_after(error.response.headers)
+        later = f"in {wait:.0f} s" if wait and wait > MAX_RETRY_AFTER else "in a minute"
+        return LLMUnavailableError(f"Anthropic's rate limit was reached (429){tries}; try again {later}.")
+    if status == 529:
+        return LLMUnavailableError(f"Anthropic is overloaded (529){tries}; try again in a minute.")
+    if status >= 500:
+        return LLMUnavailableError(f"Anthropic had a server error ({status}){tries}; try again in a minute.")
+    return LLMUnavailableError(f"Anthropic refused the request ({status}{detail}); check the model and the prompt.")

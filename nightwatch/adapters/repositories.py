@@ -1,0 +1,163 @@
+"""SQLAlchemy repositories: rows in, frozen domain dataclasses out. No business rules live here."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Row, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from nightwatch.adapters.db import personas, seeded_defaults, utc
+from nightwatch.domain.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
+from nightwatch.domain.models import Persona
+from nightwatch.domain.persona_codec import section_to_dict, skill_from_dict, soul_from_dict, style_from_dict
+
+
+def _aware(value: datetime | None) -> datetime:
+    """A stored time as aware UTC (SQLite drops the zone; PostgreSQL returns the session's zone)."""
+    if value is None:
+        raise StorageError("A persona row has no timestamp; the database looks damaged. Restore it from a backup.")
+    aware = utc(value)
+    assert aware is not None
+    return aware.astimezone(UTC)
+
+
+def _for_storage(value: datetime | None) -> datetime:
+    """A time to store, in UTC (SQLite would keep the wall clock of any other zone and drop the offset)."""
+    return (value or datetime.now(UTC)).astimezone(UTC)
+
+
+class SqlPersonaRepository:
+    """PersonaRepository over the `personas` and `seeded_defaults` tables; names are unique via `name_key`."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    @contextmanager
+    def _begin(self, doing: str) -> Iterator[Connection]:
+        """A transaction whose database errors become domain errors a person can act on."""
+        try:
+            with self._engine.begin() as conn:
+                yield conn
+        except IntegrityError as err:
+            raise ConflictError(
+                "Another persona already has that name (ignoring case) or the same memory folder; choose another name."
+            ) from err
+        except SQLAlchemyError as err:
+            raise StorageError(
+                f"The database could not {doing} ({type(err).__name__}); check DATABASE_URL and that the "
+                "database is reachable, then try again."
+            ) from err
+
+    # --- reading ------------------------------------------------------------------------------------------------
+
+    def list(self, *, include_inactive: bool = True) -> builtins.list[Persona]:
+        query = select(personas).order_by(personas.c.id)
+        if not include_inactive:
+            query = query.where(personas.c.active.is_(True))
+        with self._begin("list the personas") as conn:
+            return [self._persona(row) for row in conn.execute(query)]
+
+    def get(self, persona_id: int) -> Persona | None:
+        with self._begin("read a persona") as conn:
+            row = conn.execute(select(personas).where(personas.c.id == persona_id)).first()
+        return None if row is None else self._persona(row)
+
+    def find(self, name_or_slug: str) -> Persona | None:
+        key = name_or_slug.strip().lower()
+        with self._begin("look up a persona") as conn:
+            # A name match wins over a slug match, so `find(p.name)` always returns p.
+            row = conn.execute(select(personas).where(personas.c.name_key == key)).first()
+            if row is None:
+                row = conn.execute(select(personas).where(personas.c.slug == key)).first()
+        return None if row is None else self._persona(row)
+
+    # --- writing ------------------------------------------------------------------------------------------------
+
+    def add(self, persona: Persona) -> Persona:
+        values = self._values(persona)
+        with self._begin("add the persona") as conn:
+            key = conn.execute(insert(personas).values(**values)).inserted_primary_key
+            assert key is not None
+            row = conn.execute(select(personas).where(personas.c.id == key[0])).one()
+        return self._persona(row)
+
+    def save(self, persona: Persona) -> Persona:
+        if persona.id is None:
+            raise NotFoundError(f"The persona {persona.name} has not been stored yet; create it first.")
+        values = self._values(persona)
+        with self._begin("save the persona") as conn:
+            result = conn.execute(update(personas).where(personas.c.id == persona.id).values(**values))
+            if result.rowcount == 0:
+                raise NotFoundError(f"The persona {persona.name} no longer exists; it may have been deleted.")
+            row = conn.execute(select(personas).where(personas.c.id == persona.id)).one()
+        return self._persona(row)
+
+    def remove(self, persona_id: int) -> None:
+        with self._begin("delete the persona") as conn:
+            conn.execute(delete(personas).where(personas.c.id == persona_id))
+
+    def seeded_defaults(self) -> set[str]:
+        with self._begin("read which defaults were seeded") as conn:
+            return set(conn.execute(select(seeded_defaults.c.slug)).scalars())
+
+    def mark_seeded(self, slugs: Sequence[str]) -> None:
+        present = self.seeded_defaults()
+        for slug in dict.fromkeys(slugs):
+            if slug in present:
+                continue
+            try:
+                with self._begin("record the seeded defaults") as conn:
+                    conn.execute(insert(seeded_defaults).values(slug=slug, seeded_at=datetime.now(UTC)))
+            except ConflictError:
+                pass  # another replica recorded it first: the outcome is the same
+
+    # --- mapping ------------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _values(persona: Persona) -> dict[str, Any]:
+        return {
+            "name": persona.name,
+            "name_key": persona.name.lower(),
+            "slug": persona.slug,
+            "role": persona.role,
+            "avatar": persona.avatar,
+            "soul": section_to_dict(persona.soul),
+            "style": section_to_dict(persona.style),
+            "skill": section_to_dict(persona.skill),
+            "model": persona.model,
+            "system_prompt_override": persona.system_prompt_override,
+            "active": persona.active,
+            "created_at": _for_storage(persona.created_at),
+            "updated_at": _for_storage(persona.updated_at or persona.created_at),
+        }
+
+    @staticmethod
+    def _persona(row: Row[Any]) -> Persona:
+        data = row._mapping
+        where = f"persona {data['name']!r} (id {data['id']}) in the database"
+        try:
+            soul = soul_from_dict(data["soul"], f"{where}: soul")
+            style = style_from_dict(data["style"], f"{where}: style")
+            skill = skill_from_dict(data["skill"], f"{where}: skill")
+        except InvalidInputError as err:
+            raise StorageError(f"{err} Fix the row, or delete and recreate the persona.") from err
+        return Persona(
+            id=data["id"],
+            name=data["name"],
+            slug=data["slug"],
+            role=data["role"],
+            avatar=data["avatar"] or "",
+            soul=soul,
+            style=style,
+            skill=skill,
+            model=data["model"],
+            system_prompt_override=data["system_prompt_override"],
+            active=True if data["active"] is None else bool(data["active"]),
+            created_at=_aware(data["created_at"]),
+            updated_at=_aware(data["updated_at"]),
+        )

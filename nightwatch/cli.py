@@ -1,0 +1,309 @@
+"""The `nightwatch` command: personas, memory, terminal deliberations, and the Slack app."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import sys
+import uuid
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+import yaml
+from injector import Injector
+
+from nightwatch.config import Settings
+from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
+from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
+from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.models import Lesson, Persona
+from nightwatch.domain.names import project_slug
+from nightwatch.domain.personas import PersonaDraft, PersonaService, persona_to_dict
+from nightwatch.startup import start
+from nightwatch.wiring import build_injector
+
+Handler = Callable[[Injector, argparse.Namespace, TextIO], int]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 1 failed, 2 bad usage)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "handler"):
+        parser.print_help()
+        return 2
+    try:
+        settings = _settings(args)
+        logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
+        for notice in settings.notices:
+            print(f"note: {notice}", file=sys.stderr)
+        container = build_injector(settings)
+        start(container)
+        handler: Handler = args.handler
+        return handler(container, args, sys.stdout)
+    except NightWatchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, InvalidInputError | ConfigError) else 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings.from_env()
+    llm = getattr(args, "llm", None)
+    if llm == "anthropic" and not settings.anthropic_api_key:
+        raise ConfigError("--llm anthropic needs ANTHROPIC_API_KEY; set it, or use --llm offline.")
+    if llm:
+        notices = () if llm == "anthropic" else settings.notices
+        settings = dataclasses.replace(settings, llm=llm, notices=notices)
+    return settings
+
+
+# --- personas ------------------------------------------------------------------------------------------------------
+
+
+def _personas_list(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    personas = container.get(PersonaService).list()
+    if not personas:
+        print("No personas. Create one: nightwatch personas create NAME --role ROLE", file=out)
+    for persona in personas:
+        state = "" if persona.active else "  (inactive)"
+        print(f"{persona.avatar or '-'}  {persona.name:<20} {persona.role}  [{persona.slug}]{state}", file=out)
+    return 0
+
+
+def _personas_show(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    persona = container.get(PersonaService).get(args.name)
+    data = persona_to_dict(persona)
+    print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100).rstrip(), file=out)
+    return 0
+
+
+def _personas_create(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    draft = PersonaDraft(name=args.name, role=args.role, avatar=args.avatar)
+    outcome = container.get(PersonaService).create(draft)
+    print(outcome.message, file=out)
+    return 0
+
+
+def _personas_rename(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    print(container.get(PersonaService).rename(args.old, args.new).message, file=out)
+    return 0
+
+
+def _personas_delete(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    if not args.yes:
+        raise InvalidInputError(
+            f"Deleting {args.name} archives its memory and removes the persona; run again with --yes to confirm."
+        )
+    print(container.get(PersonaService).delete(args.name).message, file=out)
+    return 0
+
+
+# --- memory --------------------------------------------------------------------------------------------------------
+
+
+def _lesson_line(lesson: Lesson) -> str:
+    marks = ("📌 " if lesson.pinned else "") + (f"(seen {lesson.seen}×) " if lesson.seen > 1 else "")
+    return f"  {lesson.id}  {lesson.recorded_at:%Y-%m-%d}  {marks}{lesson.text}"
+
+
+def _memory_target(container: Injector, args: argparse.Namespace) -> tuple[MemoryService, Persona, str]:
+    persona = container.get(PersonaService).get(args.persona)
+    return container.get(MemoryService), persona, project_slug(args.project)
+
+
+def _memory_show(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    lessons = memory.lessons(persona, project)
+    history = memory.history(persona, project)
+    print(f"{memory.path_hint(persona, project)} · {len(lessons)} lessons", file=out)
+    if not lessons:
+        print("  (no lessons yet)", file=out)
+    for lesson in lessons:
+        print(_lesson_line(lesson), file=out)
+    if history:
+        print("Superseded:", file=out)
+        for lesson in history:
+            print(f"  {lesson.id}  {lesson.text}  (superseded by {lesson.superseded_by})", file=out)
+    return 0
+
+
+def _memory_add(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    lesson = memory.remember(persona, project, args.lesson)
+    print(f"Remembered {lesson.id}: {lesson.text}", file=out)
+    return 0
+
+
+def _memory_forget(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    lesson = memory.forget(persona, project, args.id)
+    print(f"Forgot {lesson.id}: {lesson.text}", file=out)
+    return 0
+
+
+def _memory_search(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    found = memory.search(persona, project, args.query, limit=args.limit)
+    if args.json:
+        rows = [
+            {"id": s.id, "text": s.text, "recorded_at": s.recorded_at.isoformat(), "pinned": s.pinned, "seen": s.seen}
+            for s in found
+        ]
+        print(json.dumps({"query": args.query, "project": project, "results": rows}, ensure_ascii=False), file=out)
+        return 0
+    if not found:
+        print(f"No lessons match {args.query!r}.", file=out)
+    for lesson in found:
+        print(_lesson_line(lesson), file=out)
+    return 0
+
+
+def _memory_compact(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    result = memory.compact(persona, project)
+    print(result.message, file=out)
+    return 0 if result.compacted or result.lines_before <= result.lines_after else 1
+
+
+def _memory_rollback(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    if memory.rollback(persona, project):
+        print("Restored the version kept before the last compaction.", file=out)
+        return 0
+    print("Nothing to roll back: no compaction has been kept for this memory.", file=out)
+    return 1
+
+
+# --- deliberation --------------------------------------------------------------------------------------------------
+
+
+def _deliberate(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    from nightwatch.adapters.terminal import TerminalPoster, render_result_json
+
+    names = tuple(n.strip() for n in (args.personas or "").split(",") if n.strip())
+    personas = container.get(PersonaService)
+    for name in names:
+        personas.get(name)  # fail early with a clear message
+    request = DeliberationRequest(
+        topic=_topic(args.topic),
+        project=project_slug(args.project),
+        thread=f"terminal:{uuid.uuid4().hex[:12]}",
+        personas=names,
+    )
+    poster = TerminalPoster(out=out, quiet=args.json)
+    result = container.get(DeliberationEngine).run(request, poster)
+    if args.json:
+        print(json.dumps(render_result_json(result), ensure_ascii=False, indent=2), file=out)
+    return 0
+
+
+def _topic(raw: str) -> str:
+    topic = raw.strip()
+    if not topic:
+        raise InvalidInputError('Give a topic to deliberate, e.g. nightwatch deliberate "Add rate limiting to login".')
+    if len(topic) > 4000:
+        raise InvalidInputError(f"The topic is {len(topic)} characters; keep it under 4,000 (summarise it).")
+    return topic
+
+
+def _context(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    from nightwatch.adapters.terminal import render_budget
+    from nightwatch.domain.soul import SoulCompiler
+
+    persona = container.get(PersonaService).get(args.persona)
+    project = project_slug(args.project)
+    memory = container.get(MemoryService).read(persona, project, args.topic or "")
+    settings = container.get(Settings)
+    budget = container.get(SoulCompiler).budget(
+        persona, mode="deliberation", memory=memory, context=args.topic or "", window=settings.deliberation.model_window
+    )
+    print(render_budget(persona, project, budget), file=out)
+    return 0
+
+
+def _run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    from nightwatch.adapters.slack.app import SlackApp, run_socket_mode
+
+    settings = container.get(Settings)
+    container.get(DeliberationEngine).close_interrupted()
+    run_socket_mode(container.get(SlackApp), settings.slack.app_token)
+    return 0
+
+
+# --- parser --------------------------------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="nightwatch",
+        description="AI personas that deliberate in Slack threads and remember what they learn.",
+    )
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    personas = commands.add_parser("personas", help="list, show, create, rename, delete personas")
+    ops = personas.add_subparsers(title="persona commands", metavar="ACTION", required=True)
+    _command(ops, "list", _personas_list, "list every persona")
+    _command(ops, "show", _personas_show, "show one persona in full").add_argument("name")
+    create = _command(ops, "create", _personas_create, "create a persona")
+    create.add_argument("name")
+    create.add_argument("--role", required=True, help='what the persona does, e.g. "Database Reviewer"')
+    create.add_argument("--avatar", help="an emoji like :owl: or an image URL")
+    rename = _command(ops, "rename", _personas_rename, "rename a persona (its memory folder follows)")
+    rename.add_argument("old")
+    rename.add_argument("new")
+    delete = _command(ops, "delete", _personas_delete, "delete a persona (its memory is archived)")
+    delete.add_argument("name")
+    delete.add_argument("--yes", action="store_true", help="confirm the deletion")
+
+    memory = commands.add_parser("memory", help="show, add, forget, search, compact a persona's memory")
+    mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
+    _memory_command(mem, "show", _memory_show, "show a persona's lessons for a project")
+    _memory_command(mem, "add", _memory_add, "remember a lesson").add_argument("lesson")
+    _memory_command(mem, "forget", _memory_forget, "forget a lesson by id").add_argument("id")
+    search = _memory_command(mem, "search", _memory_search, "find the lessons that match a query")
+    search.add_argument("query")
+    search.add_argument("--json", action="store_true", help="print one JSON document")
+    search.add_argument("--limit", type=int, default=10)
+    _memory_command(mem, "compact", _memory_compact, "condense the memory file with the model")
+    _memory_command(mem, "rollback", _memory_rollback, "restore the version kept before the last compaction")
+
+    deliberate = _command(commands, "deliberate", _deliberate, "run a deliberation in the terminal")
+    deliberate.add_argument("topic")
+    deliberate.add_argument("--project", default="default", help="project slug (default: default)")
+    deliberate.add_argument("--personas", help="comma-separated persona names to include, e.g. maya,carlos")
+    deliberate.add_argument("--llm", choices=("offline", "anthropic"), help="override NIGHTWATCH_LLM")
+    deliberate.add_argument("--json", action="store_true", help="print one JSON document instead of the transcript")
+
+    context = _command(commands, "context", _context, "show the token budget of a persona's system prompt")
+    context.add_argument("persona")
+    context.add_argument("--project", default="default")
+    context.add_argument("--topic", default="")
+
+    _command(commands, "run", _run, "start the Slack app over Socket Mode")
+    return parser
+
+
+def _command(
+    group: argparse._SubParsersAction[argparse.ArgumentParser], name: str, handler: Handler, help_text: str
+) -> argparse.ArgumentParser:
+    command = group.add_parser(name, help=help_text, description=help_text)
+    command.set_defaults(handler=handler)
+    return command
+
+
+def _memory_command(
+    group: argparse._SubParsersAction[argparse.ArgumentParser], name: str, handler: Handler, help_text: str
+) -> argparse.ArgumentParser:
+    command = _command(group, name, handler, help_text)
+    command.add_argument("persona", help="persona name or slug")
+    command.add_argument("--project", default="default", help="project slug (default: default)")
+    return command
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,286 @@
+"""Persona use cases: seed the defaults, list, get, create, update, rename (moving memory) and delete (archiving it).
+
+A rename or delete changes two things, the memory folder and the database row, so it does the folder step first and
+the database step second. If the folder step fails, the database was never touched; if the database step fails, the
+folder is moved back. Either way no persona points at a missing folder and no memory is left without its persona.
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+
+from nightwatch.domain.errors import ConflictError, InvalidNameError, NightWatchError, NotFoundError, StorageError
+from nightwatch.domain.models import Persona, Skill, Soul, Style
+from nightwatch.domain.names import persona_slug, validate_persona_name
+from nightwatch.domain.persona_codec import (
+    persona_from_dict,
+    persona_to_dict,
+    validate_avatar,
+    validate_model,
+    validate_override,
+    validate_role,
+)
+from nightwatch.domain.ports import Clock, FolderMove, MemoryStore, PersonaRepository
+
+__all__ = ["PersonaDraft", "PersonaOutcome", "PersonaService", "persona_from_dict", "persona_to_dict"]
+
+log = logging.getLogger(__name__)
+
+AGENTS = PurePosixPath("agents")
+
+
+@dataclass(frozen=True)
+class PersonaDraft:
+    """Fields a user supplies on create or update; None means 'unchanged' on update."""
+
+    name: str | None = None
+    role: str | None = None
+    avatar: str | None = None
+    soul: Soul | None = None
+    style: Style | None = None
+    skill: Skill | None = None
+    model: str | None = None
+    system_prompt_override: str | None = None
+    active: bool | None = None
+
+
+@dataclass(frozen=True)
+class PersonaOutcome:
+    """What a persona use case did: the persona now (None after delete) and a message for a person."""
+
+    persona: Persona | None
+    message: str
+    move: FolderMove | None = None
+
+
+def _shown(raw: str) -> str:
+    text = raw if len(raw) <= 40 else raw[:37] + "..."
+    return repr(text.replace("\x00", "\\0"))
+
+
+def _folder(path: PurePosixPath | None) -> str:
+    return f"{path}/" if path is not None else "(none)"
+
+
+class PersonaService:
+    """Creates, changes and removes personas, keeping their memory folders in step with the database."""
+
+    def __init__(self, *, repo: PersonaRepository, store: MemoryStore, clock: Clock) -> None:
+        self._repo = repo
+        self._store = store
+        self._clock = clock
+
+    # --- reading ------------------------------------------------------------------------------------------------
+
+    def list(self, *, include_inactive: bool = True) -> builtins.list[Persona]:
+        """Every persona, oldest first; only the active ones when `include_inactive` is False."""
+        return self._repo.list(include_inactive=include_inactive)
+
+    def get(self, name_or_slug: str) -> Persona:
+        """The persona whose name matches ignoring case, or whose slug matches; NotFoundError lists the known names."""
+        key = name_or_slug.strip() if isinstance(name_or_slug, str) else ""
+        found = self._repo.find(key) if key else None
+        if found is None:
+            known = ", ".join(sorted(p.name for p in self._repo.list())) or "none yet"
+            raise NotFoundError(
+                f"No persona is called {_shown(str(name_or_slug))}. Known personas: {known}. "
+                "Check the spelling, or create it first."
+            )
+        return found
+
+    def get_by_id(self, persona_id: int) -> Persona:
+        """The persona with this id, or NotFoundError."""
+        found = self._repo.get(persona_id)
+        if found is None:
+            raise NotFoundError(f"No persona has the id {persona_id}; it may have been deleted. List them again.")
+        return found
+
+    # --- seeding ------------------------------------------------------------------------------------------------
+
+    def seed_defaults(self, defaults: Sequence[Persona]) -> builtins.list[Persona]:
+        """Add each default whose slug was never seeded before; return the ones added.
+
+        A default a workspace deleted stays deleted; a default whose name or slug a custom persona now holds is
+        skipped and still marked as seeded, so it never appears later by surprise.
+        """
+        already = self._repo.seeded_defaults()
+        added: list[Persona] = []
+        for default in defaults:
+            if default.slug in already:
+                continue
+            if self._taken_by(default.name, default.slug, None) is None:
+                now = self._clock.now()
+                try:
+                    added.append(self._repo.add(replace(default, id=None, created_at=now, updated_at=now)))
+                except ConflictError:
+                    log.info("default persona %s was added meanwhile by another process", default.name)
+            else:
+                log.info("default persona %s skipped: a persona with that name exists", default.name)
+            self._repo.mark_seeded([default.slug])
+            already.add(default.slug)
+        return added
+
+    # --- changing -----------------------------------------------------------------------------------------------
+
+    def create(self, draft: PersonaDraft) -> PersonaOutcome:
+        """Create a persona from a draft that has at least a name and a role."""
+        if draft.name is None:
+            raise InvalidNameError("A persona needs a name: 1-40 letters, digits, spaces, - or _.")
+        name = validate_persona_name(draft.name)
+        slug = persona_slug(name)
+        persona = self._apply(Persona(name=name, slug=slug, role=validate_role(draft.role)), draft)
+        self._refuse_clash(name, slug, None)
+        now = self._clock.now()
+        created = self._repo.add(replace(persona, created_at=now, updated_at=now))
+        adopted = self._store.projects(slug)
+        found = f" It found memory already in agents/{slug}/ for {', '.join(adopted)} and uses it." if adopted else ""
+        return PersonaOutcome(
+            created,
+            f"Created {created.name} ({created.role}); its memory lives in agents/{slug}/.{found}",
+        )
+
+    def update(self, name_or_slug: str, draft: PersonaDraft) -> PersonaOutcome:
+        """Change the fields the draft gives; a new name is a rename and moves the memory folder."""
+        current = self.get(name_or_slug)
+        changed = self._apply(current, draft)
+        if draft.name is not None:
+            name = validate_persona_name(draft.name)
+            changed = replace(changed, name=name, slug=persona_slug(name))
+        if changed == current:
+            return PersonaOutcome(current, f"Nothing to change for {current.name}.")
+        if changed.name != current.name:
+            self._refuse_clash(changed.name, changed.slug, current.id)
+        changed = replace(changed, updated_at=self._clock.now())
+        if changed.slug == current.slug:
+            saved = self._repo.save(changed)
+            return PersonaOutcome(saved, self._updated_message(current, saved))
+        return self._move_then_save(current, changed)
+
+    def rename(self, name_or_slug: str, new_name: str) -> PersonaOutcome:
+        """Rename a persona; its memory folder moves with it."""
+        return self.update(name_or_slug, PersonaDraft(name=new_name))
+
+    def delete(self, name_or_slug: str) -> PersonaOutcome:
+        """Delete a persona, archiving its memory folder to agents/.archived/<slug>-<UTC timestamp>/."""
+        persona = self.get(name_or_slug)
+        move = self._folder_step(persona, lambda: self._store.archive(persona.slug, self._clock.now()), "delete")
+        try:
+            self._repo.remove(persona.id or 0)
+        except Exception as err:
+            raise self._undo(move, persona, "delete", err) from err
+        where = f"its memory was archived to {_folder(move.target)}" if move.moved else "it had no memory to archive"
+        return PersonaOutcome(None, f"Deleted {persona.name}; {where}.", move)
+
+    # --- steps --------------------------------------------------------------------------------------------------
+
+    def _apply(self, persona: Persona, draft: PersonaDraft) -> Persona:
+        """Validate and apply every field of the draft except the name."""
+        changes: dict[str, object] = {}
+        if draft.role is not None:
+            changes["role"] = validate_role(draft.role)
+        if draft.avatar is not None:
+            changes["avatar"] = validate_avatar(draft.avatar)
+        if draft.model is not None:
+            changes["model"] = validate_model(draft.model)
+        if draft.system_prompt_override is not None:
+            changes["system_prompt_override"] = validate_override(draft.system_prompt_override)
+        for section in ("soul", "style", "skill", "active"):
+            if getattr(draft, section) is not None:
+                changes[section] = getattr(draft, section)
+        return replace(persona, **changes)  # type: ignore[arg-type]
+
+    def _taken_by(self, name: str, slug: str, own_id: int | None) -> Persona | None:
+        for key in (name, slug):
+            other = self._repo.find(key)
+            if other is not None and other.id != own_id:
+                return other
+        return None
+
+    def _refuse_clash(self, name: str, slug: str, own_id: int | None) -> None:
+        other = self._taken_by(name, slug, own_id)
+        if other is None:
+            return
+        if other.name.lower() == name.lower():
+            raise ConflictError(f"A persona named {other.name} already exists; choose another name.")
+        raise ConflictError(
+            f"The name {name} would share the memory folder agents/{slug}/ with the persona {other.name}; "
+            "choose a name that differs in more than punctuation, spaces or case."
+        )
+
+    def _move_then_save(self, current: Persona, changed: Persona) -> PersonaOutcome:
+        move = self._folder_step(
+            current, lambda: self._store.migrate(current.slug, changed.slug, self._clock.now()), "rename"
+        )
+        try:
+            saved = self._repo.save(changed)
+        except Exception as err:
+            raise self._undo(move, current, "rename", err) from err
+        return PersonaOutcome(saved, self._renamed_message(current, saved, move), move)
+
+    def _folder_step(self, persona: Persona, step: Callable[[], FolderMove], action: str) -> FolderMove:
+        try:
+            return step()
+        except NightWatchError as err:
+            raise StorageError(
+                f"Could not {action} {persona.name}: its memory folder agents/{persona.slug}/ could not be moved "
+                f"({err}). Nothing was changed; check the folder's permissions and try again."
+            ) from err
+        except OSError as err:
+            raise StorageError(
+                f"Could not {action} {persona.name}: its memory folder agents/{persona.slug}/ could not be moved "
+                f"({err.strerror or err}). Nothing was changed; check the folder's permissions and try again."
+            ) from err
+
+    def _undo(self, move: FolderMove, persona: Persona, action: str, err: Exception) -> NightWatchError:
+        """Move the folder back after a failed database step; return the error to raise."""
+        try:
+            self._store.restore(move)
+        except (NightWatchError, OSError) as restore_err:
+            log.exception("could not move %s back to %s", _folder(move.target), _folder(move.source))
+            return StorageError(
+                f"Could not {action} {persona.name}: the database refused the change ({err}), and moving its memory "
+                f"back failed too ({restore_err}). The persona is unchanged in the database; move "
+                f"{_folder(move.target)} back to {_folder(move.source)} by hand."
+            )
+        log.warning("%s of %s failed in the database; memory folder moved back: %s", action, persona.name, err)
+        text = (
+            f"Could not {action} {persona.name}: {err} Nothing was changed; its memory stays in agents/{persona.slug}/."
+        )
+        if isinstance(err, ConflictError | NotFoundError):
+            return type(err)(text)
+        return StorageError(text + " Check the database connection and try again.")
+
+    # --- messages -----------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _updated_message(before: Persona, after: Persona) -> str:
+        others = _changed_fields(before, after)
+        if before.name != after.name:
+            also = f"; also updated {', '.join(others)}" if others else ""
+            return f"Renamed {before.name} to {after.name}; its memory stays in agents/{after.slug}/{also}."
+        return f"Updated {after.name}: {', '.join(others)}."
+
+    @staticmethod
+    def _renamed_message(before: Persona, after: Persona, move: FolderMove) -> str:
+        if move.moved:
+            text = f"Renamed {before.name} to {after.name}; memory moved to {_folder(move.target)}"
+        else:
+            text = f"Renamed {before.name} to {after.name}; it had no memory yet, so no folder moved"
+        if move.set_aside is not None:
+            text += f"; a stray folder that was there is kept at {_folder(move.set_aside)}"
+        others = _changed_fields(before, after)
+        if others:
+            text += f"; also updated {', '.join(others)}"
+        return text + "."
+
+
+_EDITABLE = ("role", "avatar", "soul", "style", "skill", "model", "system_prompt_override", "active")
+
+
+def _changed_fields(before: Persona, after: Persona) -> list[str]:
+    """Names (for a person) of the fields other than the name that differ."""
+    return [field.replace("_", " ") for field in _EDITABLE if getattr(before, field) != getattr(after, field)]

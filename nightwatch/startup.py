@@ -1,0 +1,39 @@
+"""Start-up I/O shared by every entry point: data folder, schema upgrade, default personas."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from injector import Injector
+from sqlalchemy import Engine
+
+from nightwatch.adapters.db import upgrade
+from nightwatch.adapters.persona_files import load_default_personas
+from nightwatch.config import Settings
+from nightwatch.domain.errors import StorageError
+from nightwatch.domain.models import Persona
+from nightwatch.domain.personas import PersonaService
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Started:
+    seeded: tuple[Persona, ...]
+
+
+def start(container: Injector) -> Started:
+    """Create the data folder, upgrade the database schema and seed default personas never seeded before."""
+    settings = container.get(Settings)
+    try:
+        settings.home.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(
+            f"Cannot create the data folder {settings.home} ({exc.strerror}); set NIGHTWATCH_HOME to a writable folder."
+        ) from exc
+    upgrade(container.get(Engine))
+    seeded = container.get(PersonaService).seed_defaults(load_default_personas())
+    if seeded:
+        log.info("seeded default personas: %s", ", ".join(p.name for p in seeded))
+    return Started(seeded=tuple(seeded))

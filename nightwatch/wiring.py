@@ -1,0 +1,133 @@
+"""The composition root: binds every port to an adapter. No I/O happens here.
+
+`build_injector(settings, *overrides)` builds the container; a test passes a module of fakes that wins over the
+real bindings. Start-up I/O (schema upgrade, seeding) lives in nightwatch/startup.py.
+"""
+
+from __future__ import annotations
+
+from injector import Injector, Module, provider, singleton
+from sqlalchemy import Engine
+
+from nightwatch.adapters.clock import SystemClock
+from nightwatch.adapters.db import make_engine
+from nightwatch.adapters.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.memory_files import FileMemoryStore
+from nightwatch.adapters.offline_llm import OfflineLLM
+from nightwatch.adapters.repositories import SqlPersonaRepository
+from nightwatch.config import Settings
+from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
+from nightwatch.domain.recall import Recall
+from nightwatch.domain.soul import SoulCompiler
+
+
+class NightWatchModule(Module):
+    """Real bindings for every port and service."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+
+    @singleton
+    @provider
+    def provide_settings(self) -> Settings:
+        return self._settings
+
+    @singleton
+    @provider
+    def provide_engine(self, settings: Settings) -> Engine:
+        return make_engine(settings.database_url)  # lazy: connects on first use
+
+    @singleton
+    @provider
+    def provide_clock(self) -> Clock:
+        return SystemClock()
+
+    @singleton
+    @provider
+    def provide_llm(self, settings: Settings) -> LLM:
+        if settings.llm == "offline":
+            return OfflineLLM()
+        from nightwatch.adapters.anthropic_llm import AnthropicLLM
+
+        assert settings.anthropic_api_key is not None  # Settings.from_env guarantees it
+        return AnthropicLLM(
+            api_key=settings.anthropic_api_key,
+            default_model=settings.model,
+            timeout=settings.llm_timeout_seconds,
+        )
+
+    @singleton
+    @provider
+    def provide_personas_repo(self, engine: Engine) -> PersonaRepository:
+        return SqlPersonaRepository(engine)
+
+    @singleton
+    @provider
+    def provide_memory_store(self, settings: Settings) -> MemoryStore:
+        return FileMemoryStore(settings.home)
+
+    @singleton
+    @provider
+    def provide_log(self, engine: Engine) -> DeliberationLog:
+        return SqlDeliberationLog(engine)
+
+    @singleton
+    @provider
+    def provide_recall(self, settings: Settings) -> Recall:
+        return Recall(half_life_days=settings.memory.half_life_days)
+
+    @singleton
+    @provider
+    def provide_memory(
+        self, settings: Settings, store: MemoryStore, llm: LLM, clock: Clock, recall: Recall
+    ) -> MemoryService:
+        limits = settings.memory
+        policy = MemoryPolicy(
+            token_budget=limits.token_budget,
+            max_lines=limits.max_lines,
+            compaction_target=limits.compaction_target,
+        )
+        return MemoryService(store=store, llm=llm, clock=clock, recall=recall, policy=policy)
+
+    @singleton
+    @provider
+    def provide_personas(self, repo: PersonaRepository, store: MemoryStore, clock: Clock) -> PersonaService:
+        return PersonaService(repo=repo, store=store, clock=clock)
+
+    @singleton
+    @provider
+    def provide_compiler(self) -> SoulCompiler:
+        return SoulCompiler()
+
+    @singleton
+    @provider
+    def provide_deliberation(
+        self,
+        settings: Settings,
+        personas: PersonaService,
+        memory: MemoryService,
+        compiler: SoulCompiler,
+        llm: LLM,
+        log: DeliberationLog,
+        clock: Clock,
+    ) -> DeliberationEngine:
+        limits = settings.deliberation
+        policy = DeliberationPolicy(
+            max_rounds=limits.max_rounds,
+            max_contributors=limits.max_contributors,
+            max_replies=limits.max_replies,
+            reply_chars=limits.reply_chars,
+            lead=limits.lead,
+            context_tokens=limits.context_tokens,
+        )
+        return DeliberationEngine(
+            personas=personas, memory=memory, compiler=compiler, llm=llm, log=log, clock=clock, policy=policy
+        )
+
+
+def build_injector(settings: Settings, *overrides: Module) -> Injector:
+    """Build the container from the real module; `overrides` (e.g. a module of fakes) win over it."""
+    return Injector([NightWatchModule(settings), *overrides])

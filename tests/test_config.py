@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nightwatch.config import DEFAULT_MODEL, OFFLINE_NOTICE, Settings
+from nightwatch.domain.errors import ConfigError
+
+
+def test_defaults_without_any_variable_use_the_offline_model_and_say_so(tmp_path: Path) -> None:
+    settings = Settings.from_env({"NIGHTWATCH_HOME": str(tmp_path)})
+    assert settings.llm == "offline"
+    assert settings.notices == (OFFLINE_NOTICE,)
+    assert settings.home == tmp_path.resolve()
+    assert settings.database_url == f"sqlite:///{tmp_path.resolve() / 'nightwatch.db'}"
+    assert settings.model == DEFAULT_MODEL
+    limits = settings.memory
+    assert (limits.token_budget, limits.max_lines, limits.compaction_target) == (2000, 150, 50)
+
+
+def test_an_api_key_selects_anthropic_without_a_notice() -> None:
+    settings = Settings.from_env({"ANTHROPIC_API_KEY": "sk-ant-test"})
+    assert settings.llm == "anthropic"
+    assert settings.notices == ()
+
+
+def test_home_defaults_to_dot_night_watch() -> None:
+    assert Settings.from_env({}).home == (Path.home() / ".night-watch").resolve()
+
+
+def test_secrets_do_not_appear_in_repr() -> None:
+    settings = Settings.from_env(
+        {"ANTHROPIC_API_KEY": "sk-ant-secret", "SLACK_BOT_TOKEN": "xoxb-secret", "SLACK_APP_TOKEN": "xapp-secret"}
+    )
+    assert "secret" not in repr(settings)
+
+
+def test_admins_are_split_on_commas_and_spaces() -> None:
+    settings = Settings.from_env({"NIGHTWATCH_ADMINS": "U1, U2,U3"})
+    assert settings.slack.admins == {"U1", "U2", "U3"}
+
+
+def test_slack_api_url_gets_a_trailing_slash() -> None:
+    assert Settings.from_env({"SLACK_API_URL": "http://127.0.0.1:9/api"}).slack.api_url == "http://127.0.0.1:9/api/"
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"NIGHTWATCH_LLM": "gpt"}, "NIGHTWATCH_LLM"),
+        ({"NIGHTWATCH_LLM": "anthropic"}, "ANTHROPIC_API_KEY"),
+        ({"NIGHTWATCH_MEMORY_TOKEN_BUDGET": "lots"}, "NIGHTWATCH_MEMORY_TOKEN_BUDGET"),
+        ({"NIGHTWATCH_MEMORY_MAX_LINES": "3"}, "NIGHTWATCH_MEMORY_MAX_LINES"),
+        ({"NIGHTWATCH_MEMORY_COMPACTION_TARGET": "200"}, "NIGHTWATCH_MEMORY_COMPACTION_TARGET"),
+        ({"SLACK_BOT_TOKEN": "xapp-wrong-kind"}, "SLACK_BOT_TOKEN"),
+        ({"SLACK_APP_TOKEN": "xoxb-wrong-kind"}, "SLACK_APP_TOKEN"),
+        ({"SLACK_API_URL": "ftp://x"}, "SLACK_API_URL"),
+        ({"NIGHTWATCH_MAX_ROUNDS": "9"}, "NIGHTWATCH_MAX_ROUNDS"),
+        ({"NIGHTWATCH_LOG_LEVEL": "loud"}, "NIGHTWATCH_LOG_LEVEL"),
+    ],
+)
+def test_a_bad_value_names_the_variable_and_what_it_accepts(env: dict[str, str], named: str) -> None:
+    with pytest.raises(ConfigError, match=named) as caught:
+        Settings.from_env(env)
+    assert "accepts" in str(caught.value) or "set" in str(caught.value)
