@@ -213,15 +213,10 @@ def _topic(raw: str) -> str:
 
 def _context(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
     from nightwatch.adapters.terminal import render_budget
-    from nightwatch.domain.soul import SoulCompiler
 
     persona = container.get(PersonaService).get(args.persona)
     project = project_slug(args.project)
-    memory = container.get(MemoryService).read(persona, project, args.topic or "")
-    settings = container.get(Settings)
-    budget = container.get(SoulCompiler).budget(
-        persona, mode="deliberation", memory=memory, context=args.topic or "", window=settings.deliberation.model_window
-    )
+    budget = container.get(DeliberationEngine).context_budget(persona.name, project, args.topic)
     print(render_budget(persona, project, budget), file=out)
     return 0
 

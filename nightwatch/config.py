@@ -14,7 +14,7 @@ from typing import Literal, TypeVar
 
 from nightwatch.domain.errors import ConfigError
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_SLACK_API_URL = "https://slack.com/api/"
 OFFLINE_NOTICE = "ANTHROPIC_API_KEY is not set: using the offline model (deterministic, no network)."
 

@@ -89,6 +89,7 @@ class NightWatchModule(Module):
             token_budget=limits.token_budget,
             max_lines=limits.max_lines,
             compaction_target=limits.compaction_target,
+            use_model_for_curation=settings.llm != "offline",
         )
         return MemoryService(store=store, llm=llm, clock=clock, recall=recall, policy=policy)
 
@@ -122,6 +123,7 @@ class NightWatchModule(Module):
             reply_chars=limits.reply_chars,
             lead=limits.lead,
             context_tokens=limits.context_tokens,
+            model_window=limits.model_window,
         )
         return DeliberationEngine(
             personas=personas, memory=memory, compiler=compiler, llm=llm, log=log, clock=clock, policy=policy

@@ -56,7 +56,9 @@ def rate_limited(*, retry_after_ms: int = 10) -> Planned:
 
 
 def overloaded(*, retry_after_ms: int = 10) -> Planned:
-    return Planned(status=529, headers={"retry-after-ms": str(retry_after_ms)}, body=_error("overloaded_error", "Overloaded"))
+    return Planned(
+        status=529, headers={"retry-after-ms": str(retry_after_ms)}, body=_error("overloaded_error", "Overloaded")
+    )
 
 
 def server_error(status: int = 500, *, retry_after_ms: int = 10) -> Planned:
@@ -93,27 +95,32 @@ def request_text(body: dict[str, Any]) -> tuple[str, str]:
 
 
 def default_responder(body: dict[str, Any]) -> str:
-    """Answer in the shape the request asks for: curation or verdict JSON, lesson bullets, a summary, or a reply."""
-    _, instruction = request_text(body)
-    lowered = instruction.lower()
+    """Answer in the shape the request asks for: curation or verdict JSON, kept lessons, new lessons, or a reply.
+
+    Memory prompts (reflection, compaction, curation) put their instructions in the system prompt, deliberation
+    prompts in the last user message; both are read.
+    """
+    system, instruction = request_text(body)
+    text = f"{system}\n{instruction}"
+    lowered = text.lower()
     if "supersede" in lowered and "json" in lowered:
         return json.dumps({"action": "create", "target": None})
-    if "json" in lowered and "decision" in lowered:
+    if '"decision"' in lowered:
         return json.dumps(
             {
                 "decision": "APPROVE",
                 "summary": "The fake model approves.",
                 "reasons": ["Everyone who spoke agreed."],
-                "action_items": ["Ship it behind a flag."],
+                "action_items": ["Dev: ship it behind a flag."],
             }
         )
     limit = re.search(r"at most (\d+) lessons", lowered)
     if limit:
-        kept = [line for line in instruction.splitlines() if line.startswith("- ")]
-        return "\n".join(kept[: int(limit.group(1))]) or "- Nothing worth keeping."
-    if "lesson" in lowered:
+        kept = [line.replace("[pinned] ", "") for line in text.splitlines() if line.startswith("- ")]
+        return "\n".join(kept[-int(limit.group(1)) :]) or "- Nothing worth keeping."
+    if re.search(r"\b1\s*(?:to|-)\s*3 lessons\b|lessons should you remember", lowered):
         return "- Fake lesson: write down what the team decided.\n- Fake lesson: check the tests first."
-    if "summar" in lowered:
+    if "summar" in instruction.lower():
         return "Fake summary of the thread so far."
     return "Fake answer from the fake Anthropic server."
 
@@ -133,7 +140,9 @@ class FakeAnthropic:
         self._stopping = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = False  # stop() waits for every handler, so no thread outlives a test
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-anthropic", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-anthropic", daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -231,7 +240,7 @@ class FakeAnthropic:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test); nothing to answer
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's parameter name
+            def log_message(self, format: str, *args: Any) -> None:
                 """Stay quiet: tests read `fake.requests`, not stderr."""
 
         return Handler

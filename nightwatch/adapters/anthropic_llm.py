@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import anthropic
 import httpx2
-from anthropic.types import Message, MessageParam, TextBlockParam
+from anthropic.types import AssistantMessageParam, Message, MessageParam, TextBlockParam, UserMessageParam
 
 from nightwatch.domain.errors import LLMOutputError, LLMUnavailableError
 from nightwatch.domain.models import ChatMessage, LLMRequest, LLMResponse, PromptBlock, Usage
@@ -131,9 +131,12 @@ def message_params(messages: Sequence[ChatMessage]) -> list[MessageParam]:
     """The conversation for the API; empty messages are dropped because the API rejects empty text."""
     params: list[MessageParam] = []
     for message in messages:
-        if message.content.strip():
-            role = "assistant" if message.role == "assistant" else "user"
-            params.append({"role": role, "content": message.content})
+        if not message.content.strip():
+            continue
+        if message.role == "assistant":
+            params.append(AssistantMessageParam(role="assistant", content=message.content))
+        else:
+            params.append(UserMessageParam(role="user", content=message.content))
     return params
 
 
@@ -185,27 +188,26 @@ def _retry_after(headers: httpx2.Headers) -> float | None:
 
 def _backoff(attempt: int) -> float:
     # Jitter spreads the retries of many workers that failed at the same moment.
-    return min(INITIAL_BACKOFF * 2**attempt, MAX_BACKOFF) * random.uniform(0.75, 1.0)
+    return min(INITIAL_BACKOFF * 2.0**attempt, MAX_BACKOFF) * random.uniform(0.75, 1.0)
 
 
 def _tries(attempt: int) -> str:
     return "" if attempt == 0 else f" after {attempt} {'retry' if attempt == 1 else 'retries'}"
 
 
+_REFUSALS = {
+    401: "Anthropic rejected the API key (401); check ANTHROPIC_API_KEY{detail}.",
+    403: "Anthropic refused access to model {model!r} (403); check ANTHROPIC_API_KEY's permissions{detail}.",
+    404: "Anthropic does not know model {model!r} (404); check NIGHTWATCH_MODEL or the persona's model.",
+}
+
+
 def _status_error(error: anthropic.APIStatusError, model: str, attempt: int) -> LLMUnavailableError:
     """A message a person can act on; never the request headers (the key lives there)."""
     status, tries = error.status_code, _tries(attempt)
     detail = f": {error.api_message}" if error.api_message else ""
-    if status == 401:
-        return LLMUnavailableError(f"Anthropic rejected the API key (401); check ANTHROPIC_API_KEY{detail}.")
-    if status == 403:
-        return LLMUnavailableError(
-            f"Anthropic refused access to model {model!r} (403); check ANTHROPIC_API_KEY's permissions{detail}."
-        )
-    if status == 404:
-        return LLMUnavailableError(
-            f"Anthropic does not know model {model!r} (404); check NIGHTWATCH_MODEL or the persona's model."
-        )
+    if status in _REFUSALS:
+        return LLMUnavailableError(_REFUSALS[status].format(model=model, detail=detail))
     if status == 429:
         wait = _retry_after(error.response.headers)
         later = f"in {wait:.0f} s" if wait and wait > MAX_RETRY_AFTER else "in a minute"

@@ -9,23 +9,47 @@
     ## Superseded
     - ~~Release train runs on Tuesdays.~~ <!-- superseded-by:ab12cd34 on:2026-11-21 -->
 
-Every line that is not a lesson bullet is kept verbatim, and so is every lesson bullet nobody changed, so a rewrite
-touches only the lines it means to. Parsing never raises: odd lines are simply kept as they are.
+Every line that is not a lesson bullet is kept verbatim (see memory_document.py), and so is every lesson bullet nobody
+changed. Parsing never raises: odd lines are simply kept as they are.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, date, datetime
+from functools import lru_cache
 
+from nightwatch.domain.memory_document import (
+    HISTORY_TITLE,
+    PIN,
+    Line,
+    MemoryDocument,
+    Section,
+    new_document,
+    render_lesson,
+)
 from nightwatch.domain.models import Lesson
 
-HISTORY_TITLE = "Superseded"
+__all__ = [
+    "HISTORY_TITLE",
+    "PIN",
+    "UNDATED",
+    "Line",
+    "MemoryDocument",
+    "Section",
+    "clean_lesson_text",
+    "header_part",
+    "lesson_id",
+    "live_line_count",
+    "new_document",
+    "normalise",
+    "parse",
+    "render_lesson",
+]
+
 UNDATED = datetime(1970, 1, 1, tzinfo=UTC)  # lessons written above any dated section
-PIN = "📌"
 
 _HEADER = re.compile(r"^##(?!#)\s*(.*?)\s*$")
 _BULLET = re.compile(r"^[-*+]\s+(.*?)\s*$")
@@ -69,156 +93,16 @@ def header_part(text: str) -> str:
     return " ".join(text.replace("·", "-").split())
 
 
-@dataclass(frozen=True)
-class Line:
-    """One line of the file: a lesson (with its original text while nobody changed it) or a line kept verbatim."""
-
-    raw: str | None = None
-    lesson: Lesson | None = None
-
-
-@dataclass(frozen=True)
-class Section:
-    """A run of lines under one `## ...` header; the first section of a file (the preamble) has no header."""
-
-    header: str | None
-    lines: tuple[Line, ...] = ()
-    day: date | None = None
-    kind: str = "note"
-    link: str | None = None
-    history: bool = False
-
-    def lessons(self) -> Iterator[Lesson]:
-        return (line.lesson for line in self.lines if line.lesson is not None)
-
-
-@dataclass(frozen=True)
-class MemoryDocument:
-    """A parsed memory file. Editing methods return a new document; `render()` gives the file's text."""
-
-    sections: tuple[Section, ...]
-    trailing_newline: bool = True
-
-    # --- reading ------------------------------------------------------------------------------------------------
-
-    def all_lessons(self) -> list[Lesson]:
-        return [lesson for section in self.sections for lesson in section.lessons()]
-
-    def live(self) -> list[Lesson]:
-        return [lesson for lesson in self.all_lessons() if not lesson.stale]
-
-    def stale(self) -> list[Lesson]:
-        return [lesson for lesson in self.all_lessons() if lesson.stale]
-
-    def find(self, lesson_id_: str) -> Lesson | None:
-        return next((lesson for lesson in self.all_lessons() if lesson.id == lesson_id_), None)
-
-    def line_count(self, *, include_history: bool = True) -> int:
-        sections = self.sections if include_history else [s for s in self.sections if not s.history]
-        return sum(len(s.lines) + (s.header is not None) for s in sections)
-
-    # --- editing ------------------------------------------------------------------------------------------------
-
-    def map_lessons(self, change: Callable[[Lesson], Lesson | None]) -> MemoryDocument:
-        """Apply `change` to every lesson: the same object keeps its line, a new one is re-rendered, None drops it."""
-        sections = []
-        for section in self.sections:
-            lines: list[Line] = []
-            for line in section.lines:
-                if line.lesson is None:
-                    lines.append(line)
-                    continue
-                changed = change(line.lesson)
-                if changed is line.lesson:
-                    lines.append(line)
-                elif changed is not None:
-                    lines.append(Line(lesson=changed))
-            sections.append(replace(section, lines=tuple(lines)))
-        return replace(self, sections=tuple(sections))
-
-    def append(self, lessons: Iterable[Lesson], day: date, kind: str, link: str | None) -> MemoryDocument:
-        """Add lessons under `## <day> · <kind> · <link>`, reusing that section when it is the newest one."""
-        new_lines = tuple(Line(lesson=lesson) for lesson in lessons)
-        if not new_lines:
-            return self
-        sections = list(self.sections)
-        at = next((i for i, s in enumerate(sections) if s.history), len(sections))
-        newest = sections[at - 1] if at > 0 else None
-        if newest is not None and newest.header is not None and (newest.day, newest.kind, newest.link) == (
-            day,
-            kind,
-            link,
-        ):
-            body, blanks = _split_trailing_blanks(newest.lines)
-            sections[at - 1] = replace(newest, lines=body + new_lines + blanks)
-            return replace(self, sections=tuple(sections))
-        header = " · ".join(part for part in (day.isoformat(), kind, link) if part)
-        _ensure_blank_before(sections, at)
-        blank = (Line(raw=""),) if at < len(sections) else ()
-        section = Section(header=f"## {header}", lines=new_lines + blank, day=day, kind=kind, link=link)
-        sections.insert(at, section)
-        return replace(self, sections=tuple(sections))
-
-    def supersede(self, old_id: str, new_id: str, day: date) -> MemoryDocument:
-        """Move every live lesson with `old_id` into the history section, marked as replaced by `new_id`."""
-        moved = [lesson for lesson in self.live() if lesson.id == old_id]
-        if not moved:
-            return self
-        kept = self.map_lessons(lambda lesson: None if lesson.id == old_id and not lesson.stale else lesson)
-        stale = [
-            replace(lesson, superseded_by=new_id, recorded_at=datetime(day.year, day.month, day.day, tzinfo=UTC))
-            for lesson in moved
-        ]
-        return kept.add_history(stale)
-
-    def add_history(self, lessons: Iterable[Lesson]) -> MemoryDocument:
-        new_lines = tuple(Line(lesson=lesson) for lesson in lessons)
-        if not new_lines:
-            return self
-        sections = list(self.sections)
-        at = next((i for i, s in enumerate(sections) if s.history), None)
-        if at is None:
-            _ensure_blank_before(sections, len(sections))
-            sections.append(Section(header=f"## {HISTORY_TITLE}", lines=new_lines, history=True))
-        else:
-            body, blanks = _split_trailing_blanks(sections[at].lines)
-            sections[at] = replace(sections[at], lines=body + new_lines + blanks)
-        return replace(self, sections=tuple(sections))
-
-    # --- writing ------------------------------------------------------------------------------------------------
-
-    def render(self) -> str:
-        """The file's text; untouched lines come back exactly as they were read."""
-        out: list[str] = []
-        for section in self.sections:
-            if section.header is not None:
-                out.append(section.header)
-            out.extend(line.raw if line.raw is not None else render_lesson(line.lesson) for line in section.lines)
-        text = "\n".join(out)
-        return text + "\n" if self.trailing_newline and out else text
-
-
-def new_document(title: str) -> MemoryDocument:
-    """An empty memory file with a title line."""
-    return MemoryDocument(sections=(Section(header=None, lines=(Line(raw=f"# {title}"), Line(raw=""))),))
-
-
-def render_lesson(lesson: Lesson | None) -> str:
-    """One bullet line for a lesson, with metadata in a trailing HTML comment only when it is not the default."""
-    if lesson is None:
-        return ""
-    meta: list[str] = []
-    if lesson.stale:
-        meta.append(f"superseded-by:{lesson.superseded_by}")
-        meta.append(f"on:{lesson.recorded_at.date().isoformat()}")
-    if lesson.seen != 1:
-        meta.append(f"seen:{lesson.seen}")
-    if lesson.injected:
-        meta.append(f"injected:{lesson.injected}")
-    body = f"~~{lesson.text}~~" if lesson.stale else lesson.text
-    pin = f"{PIN} " if lesson.pinned else ""
-    comment = f" <!-- {' '.join(meta)} -->" if meta else ""
-    return f"- {pin}{body}{comment}"
+def live_line_count(text: str) -> int:
+    """Lines outside the history section, counted without a full parse (the compaction trigger)."""
+    count = 0
+    history = False
+    for raw in text.splitlines():
+        header = _HEADER.match(raw)
+        if header:
+            history = header.group(1).strip().lower() in _HISTORY_NAMES
+        count += not history
+    return count
 
 
 def parse(text: str) -> MemoryDocument:
@@ -236,7 +120,7 @@ def parse(text: str) -> MemoryDocument:
             sections.append(replace(current, lines=tuple(lines)))
             current, lines = _section(raw, header.group(1)), []
             continue
-        lesson = _lesson(raw, current)
+        lesson = _lesson(raw, current.day, current.kind, current.link, current.history)
         lines.append(Line(raw=raw, lesson=lesson))
     sections.append(replace(current, lines=tuple(lines)))
     return MemoryDocument(sections=tuple(sections), trailing_newline=trailing or not text)
@@ -259,7 +143,9 @@ def _section(raw: str, body: str) -> Section:
     return Section(header=raw, day=day, kind=kind, link=link)
 
 
-def _lesson(raw: str, section: Section) -> Lesson | None:
+@lru_cache(maxsize=32768)
+def _lesson(raw: str, day: date | None, kind: str, link: str | None, history: bool) -> Lesson | None:
+    """One bullet line as a lesson (None for any other line). Cached: a rewrite re-parses mostly unchanged lines."""
     bullet = _BULLET.match(raw.rstrip("\r"))
     if not bullet:
         return None
@@ -279,19 +165,19 @@ def _lesson(raw: str, section: Section) -> Lesson | None:
     if struck:
         body = struck.group(1) + struck.group(2)
         superseded_by = superseded_by or "manual"  # a person crossed it out by hand
-    if section.history and superseded_by is None:
+    if history and superseded_by is None:
         superseded_by = "manual"
     text = body.strip()
     if not text:
         return None
-    when = _day(meta.get("on")) if superseded_by and meta.get("on") else section.day
+    when = _day(meta.get("on")) if superseded_by and meta.get("on") else day
     recorded = datetime(when.year, when.month, when.day, tzinfo=UTC) if when else UNDATED
     return Lesson(
         id=lesson_id(text),
         text=text,
         recorded_at=recorded,
-        kind=section.kind,
-        link=section.link,
+        kind=kind,
+        link=link,
         pinned=pinned,
         seen=_count(meta.get("seen"), 1),
         injected=_count(meta.get("injected"), 0),
@@ -308,23 +194,3 @@ def _day(value: str | None) -> date | None:
 
 def _count(value: str | None, default: int) -> int:
     return int(value) if value and value.isdigit() and len(value) < 10 else default
-
-
-def _split_trailing_blanks(lines: tuple[Line, ...]) -> tuple[tuple[Line, ...], tuple[Line, ...]]:
-    end = len(lines)
-    while end > 0 and lines[end - 1].lesson is None and not (lines[end - 1].raw or "").strip():
-        end -= 1
-    return lines[:end], lines[end:]
-
-
-def _ensure_blank_before(sections: list[Section], at: int) -> None:
-    """Make the section before index `at` end with a blank line, so a new header stands apart."""
-    if at == 0:
-        return
-    before = sections[at - 1]
-    last = before.lines[-1] if before.lines else None
-    if last is not None and last.lesson is None and not (last.raw or "").strip():
-        return
-    if before.header is None and not before.lines:
-        return
-    sections[at - 1] = replace(before, lines=(*before.lines, Line(raw="")))

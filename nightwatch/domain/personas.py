@@ -136,11 +136,9 @@ class PersonaService:
         self._refuse_clash(name, slug, None)
         now = self._clock.now()
         created = self._repo.add(replace(persona, created_at=now, updated_at=now))
-        adopted = self._store.projects(slug)
-        found = f" It found memory already in agents/{slug}/ for {', '.join(adopted)} and uses it." if adopted else ""
         return PersonaOutcome(
             created,
-            f"Created {created.name} ({created.role}); its memory lives in agents/{slug}/.{found}",
+            f"Created {created.name} ({created.role}); its memory lives in agents/{slug}/.{self._adopted(slug)}",
         )
 
     def update(self, name_or_slug: str, draft: PersonaDraft) -> PersonaOutcome:
@@ -193,6 +191,13 @@ class PersonaService:
                 changes[section] = getattr(draft, section)
         return replace(persona, **changes)  # type: ignore[arg-type]
 
+    def _adopted(self, slug: str) -> str:
+        """A note when memory already sits in the folder a persona now owns (e.g. restored by hand)."""
+        projects = self._store.projects(slug)
+        if not projects:
+            return ""
+        return f" It found memory already in agents/{slug}/ for {', '.join(projects)} and uses it."
+
     def _taken_by(self, name: str, slug: str, own_id: int | None) -> Persona | None:
         for key in (name, slug):
             other = self._repo.find(key)
@@ -219,7 +224,8 @@ class PersonaService:
             saved = self._repo.save(changed)
         except Exception as err:
             raise self._undo(move, current, "rename", err) from err
-        return PersonaOutcome(saved, self._renamed_message(current, saved, move), move)
+        message = self._renamed_message(current, saved, move)
+        return PersonaOutcome(saved, message + self._adopted(saved.slug) if not move.moved else message, move)
 
     def _folder_step(self, persona: Persona, step: Callable[[], FolderMove], action: str) -> FolderMove:
         try:

@@ -33,6 +33,12 @@ class LLM(Protocol):
         ...
 
 
+class Embedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Return one dense vector per text, in order (cosine similarity compares them)."""
+        ...
+
+
 class PersonaRepository(Protocol):
     def list(self, *, include_inactive: bool = True) -> list[Persona]: ...
 

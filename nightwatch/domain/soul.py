@@ -132,15 +132,14 @@ class PromptBudget:
     memory_lessons: int
     memory_total_lessons: int
     memory_tokens: int
+    context_tokens: int
     thread_tokens: int
     summary_tokens: int
     window: int
 
     @property
     def total_tokens(self) -> int:
-        return sum(
-            getattr(self, f.name) for f in fields(self) if f.name.endswith("_tokens")
-        )
+        return sum(getattr(self, f.name) for f in fields(self) if f.name.endswith("_tokens"))
 
     @property
     def remaining(self) -> int:
@@ -186,11 +185,16 @@ class SoulCompiler:
         *,
         mode: str,
         memory: MemoryBlock,
+        context: str = "",
         thread: str = "",
         summary: str = "",
         window: int = DEFAULT_WINDOW,
     ) -> PromptBudget:
-        """Count the tokens of each part of the prompt `compile` would build, against the model's window."""
+        """Count the tokens of each part of a turn's prompt, against the model's window.
+
+        `context` is the per-interaction block of the system prompt; `thread` and `summary` are the thread window
+        and the stored summary of older messages that go with the turn.
+        """
         override = bool(persona.system_prompt_override and persona.system_prompt_override.strip())
         if override:
             sections = _Sections(soul=self.prefix(persona, mode), style="", skill="", rules="")
@@ -208,6 +212,7 @@ class SoulCompiler:
             memory_lessons=len(memory.lessons),
             memory_total_lessons=memory.total_lessons,
             memory_tokens=estimate_tokens(memory_text),
+            context_tokens=estimate_tokens(context.strip()),
             thread_tokens=estimate_tokens(thread),
             summary_tokens=estimate_tokens(summary),
             window=window,

@@ -1,0 +1,255 @@
+"""Per-turn overhead of a deliberation outside the model: memory read and rank, prompt compile, persistence.
+
+    python -m bench.turn_overhead [--runs 40]
+
+It runs real deliberations with the real engine, MemoryService over FileMemoryStore (150-line memory files for the
+4 default personas, in a temporary NIGHTWATCH_HOME) and SqlDeliberationLog on a SQLite file, with a model that
+answers instantly. A turn's overhead is the time between the end of one persona's model call and the start of the
+next persona's: posting and storing the reply, then the next turn's thread window, memory read, ranking and
+compile. It prints p50 and p95 in milliseconds; the target is p95 < 10 ms. Reflection is switched off here: it runs
+once after a deliberation, not per turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from nightwatch.adapters.db import make_engine, upgrade
+from nightwatch.adapters.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.memory_files import FileMemoryStore
+from nightwatch.adapters.persona_files import load_default_personas
+from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.models import (
+    Lesson,
+    LLMRequest,
+    LLMResponse,
+    MemoryBlock,
+    Persona,
+    Purpose,
+    ReflectionContext,
+    ThreadMessage,
+    Usage,
+    Verdict,
+)
+from nightwatch.domain.recall import Recall
+from nightwatch.domain.soul import SoulCompiler
+
+PROJECT = "bench"
+LINES = 150
+TARGET_P95_MS = 10.0
+TOPICS = (
+    "Should we store login sessions in Redis instead of signed cookies?",
+    "Add rate limiting to the password reset endpoint",
+    "Our integration tests are flaky on CI since the retry change",
+    "Refactor the billing module into smaller services before the migration",
+)
+WORDS = (
+    "auth token session cookie redis cache migration rollback schema index query latency retry flaky test "
+    "coverage fixture mock deploy canary flag release review diff refactor module service queue worker "
+    "timeout backoff secret key rotation audit log metric alert incident postmortem budget owner"
+).split()
+
+
+class Clock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class InstantModel:
+    """Answers at once and records when each call started and ended (perf_counter seconds)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Purpose, float, float]] = []
+        self._count = 0
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        started = time.perf_counter()
+        self._count += 1
+        text = self._answer(request)
+        self.calls.append((request.purpose, started, time.perf_counter()))
+        return LLMResponse(text=text, usage=Usage(1200, 80), model="instant")
+
+    def _answer(self, request: LLMRequest) -> str:
+        if request.purpose is Purpose.CONSENSUS:
+            final = "This is the final round." in request.messages[-1].content
+            decision = "APPROVE" if final else "CHANGES"
+            return json.dumps({"decision": decision, "summary": "Bench verdict.", "reasons": [], "action_items": []})
+        if request.purpose is Purpose.SUMMARY:
+            return "The team discussed the topic."
+        name = request.persona.name if request.persona else "someone"
+        return f"{name} point {self._count}: {' '.join(WORDS[(self._count * 7 + i) % len(WORDS)] for i in range(12))}."
+
+
+class BenchMemory:
+    """The real MemoryService for reads; reflection off (it is not part of a turn) so files stay at 150 lines."""
+
+    def __init__(self, service: MemoryService, timings: dict[str, list[float]]) -> None:
+        self._service = service
+        self._timings = timings
+
+    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock:
+        started = time.perf_counter()
+        block = self._service.read(persona, project, topic, thread=thread)
+        self._timings["memory read + rank"].append(time.perf_counter() - started)
+        return block
+
+    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:
+        return []
+
+    def note_injected(self, persona: Persona, project: str, lesson_ids: list[str]) -> None:
+        return None
+
+
+class TimedCompiler(SoulCompiler):
+    def __init__(self, timings: dict[str, list[float]]) -> None:
+        self._timings = timings
+
+    def compile(self, persona: Persona, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        prompt = super().compile(persona, **kwargs)
+        self._timings["compile"].append(time.perf_counter() - started)
+        return prompt
+
+
+class TimedLog(SqlDeliberationLog):
+    def __init__(self, engine: Any, timings: dict[str, list[float]]) -> None:
+        super().__init__(engine)
+        self._timings = timings
+
+    def add_turn(self, deliberation_id: int, turn: Any) -> None:
+        started = time.perf_counter()
+        super().add_turn(deliberation_id, turn)
+        self._timings["persist turn"].append(time.perf_counter() - started)
+
+
+class Directory:
+    def __init__(self, personas: list[Persona]) -> None:
+        self._personas = personas
+
+    def list(self, *, include_inactive: bool = False) -> list[Persona]:
+        return list(self._personas)
+
+
+class QuietPoster:
+    def __init__(self) -> None:
+        self.thread: list[ThreadMessage] = []
+
+    def post_turn(self, persona: Persona, text: str) -> None:
+        self.thread.append(ThreadMessage(persona.name, text, persona.name))
+
+    def post_verdict(self, lead: Persona, verdict: Verdict, text: str) -> None:
+        self.thread.append(ThreadMessage(lead.name, text, lead.name))
+
+    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
+        return None
+
+    def post_notice(self, text: str) -> None:
+        return None
+
+    def messages(self) -> list[ThreadMessage]:
+        return list(self.thread)
+
+
+def memory_file(persona: Persona, lines: int = LINES) -> str:
+    """A realistic memory file of exactly `lines` lines: dated sections of bullet lessons."""
+    out = [f"# {persona.name} · memory for {PROJECT}", ""]
+    day = date(2026, 1, 1)
+    n = 0
+    while len(out) < lines:
+        out += [f"## {day.isoformat()} · deliberation · https://example.slack.com/archives/C1/p{n}"]
+        for _ in range(5):
+            if len(out) >= lines - 1:
+                break
+            words = " ".join(WORDS[(n * 5 + k) % len(WORDS)] for k in range(9))
+            out.append(f"- Lesson {n} for {persona.slug}: when {words} changes, check it with the owner first.")
+            n += 1
+        out.append("")
+        day += timedelta(days=3)
+    return "\n".join(out[:lines]) + "\n"
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def turn_gaps(calls: Sequence[tuple[Purpose, float, float]]) -> list[float]:
+    """Seconds from the end of one TURN call to the start of the next, within one deliberation."""
+    gaps: list[float] = []
+    for (before, _, ended), (after, started, _) in itertools.pairwise(calls):
+        if before is Purpose.TURN and after is Purpose.TURN:
+            gaps.append(started - ended)
+    return gaps
+
+
+def run(runs: int, report: Callable[[str], None] = print) -> dict[str, float]:
+    """Run the benchmark; return p50/p95 of the per-turn overhead in milliseconds."""
+    with tempfile.TemporaryDirectory(prefix="nw-bench-") as home:
+        root = Path(home)
+        store = FileMemoryStore(root)
+        personas = load_default_personas()
+        for persona in personas:
+            text = memory_file(persona)
+            store.update(persona.slug, PROJECT, lambda _old, text=text: text)
+        db = make_engine(f"sqlite:///{root / 'nightwatch.db'}")
+        try:
+            upgrade(db)
+            return _measure(store, personas, db, runs, report)
+        finally:
+            db.dispose()
+
+
+def _measure(
+    store: FileMemoryStore, personas: list[Persona], db: Any, runs: int, report: Callable[[str], None]
+) -> dict[str, float]:
+    timings: dict[str, list[float]] = {"memory read + rank": [], "compile": [], "persist turn": []}
+    model = InstantModel()
+    clock = Clock()
+    memory = MemoryService(store=store, llm=model, clock=clock, recall=Recall(), policy=MemoryPolicy())
+    engine = DeliberationEngine(
+        personas=Directory(personas),
+        memory=BenchMemory(memory, timings),
+        compiler=TimedCompiler(timings),
+        llm=model,
+        log=TimedLog(db, timings),
+        clock=clock,
+        policy=DeliberationPolicy(),
+    )
+    gaps: list[float] = []
+    for i in range(runs + 1):
+        model.calls.clear()
+        topic = TOPICS[i % len(TOPICS)]
+        engine.run(DeliberationRequest(topic, PROJECT, f"bench:{i}"), QuietPoster())
+        if i:  # the first run warms caches and is left out
+            gaps += turn_gaps(model.calls)
+    ms = [gap * 1000 for gap in gaps]
+    result = {"p50_ms": statistics.median(ms), "p95_ms": percentile(ms, 0.95), "turns": float(len(ms))}
+    report(f"per-turn overhead over {len(ms)} turns ({runs} deliberations, 4 personas, {LINES}-line memory files):")
+    report(f"  p50 {result['p50_ms']:.2f} ms   p95 {result['p95_ms']:.2f} ms   (target p95 < {TARGET_P95_MS:.0f} ms)")
+    for name, samples in timings.items():
+        if samples:
+            part = [s * 1000 for s in samples]
+            report(f"  {name:<20} p50 {statistics.median(part):.2f} ms   p95 {percentile(part, 0.95):.2f} ms")
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=40, help="deliberations to time (default 40)")
+    args = parser.parse_args(argv)
+    result = run(args.runs)
+    return 0 if result["p95_ms"] < TARGET_P95_MS else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,214 @@
+"""SqlDeliberationLog: deliberations, turns, verdicts, thread summaries and token usage in the database.
+
+Rows never leave this module: every method returns the domain's frozen dataclasses. Each write is its own short
+transaction, so a turn is stored as soon as it is posted and a restart loses nothing already said.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.exc import IntegrityError
+
+from nightwatch.adapters.clock import SystemClock
+from nightwatch.adapters.db import deliberations, thread_summaries, turns, utc
+from nightwatch.domain.errors import NotFoundError, StorageError
+from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Turn, Usage, Verdict
+from nightwatch.domain.ports import Clock
+
+_USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+
+
+class SqlDeliberationLog:
+    """The DeliberationLog port on the `deliberations`, `turns` and `thread_summaries` tables."""
+
+    def __init__(self, engine: Engine, *, clock: Clock | None = None) -> None:
+        self._engine = engine
+        self._clock = clock or SystemClock()
+
+    # --- deliberations ------------------------------------------------------------------------------------------
+
+    def start(self, deliberation: Deliberation) -> Deliberation:
+        started = deliberation.started_at or self._clock.now()
+        values = {
+            "topic": deliberation.topic,
+            "project": deliberation.project,
+            "thread": deliberation.thread,
+            "status": deliberation.status.value,
+            "started_at": started,
+            "finished_at": deliberation.finished_at,
+            "verdict": _verdict_json(deliberation.verdict),
+            **_usage_values(deliberation.usage),
+        }
+        with self._engine.begin() as conn:
+            key = conn.execute(insert(deliberations).values(**values)).inserted_primary_key
+        if key is None:
+            raise StorageError("The database did not return the new deliberation's id; check the database logs.")
+        return Deliberation(
+            topic=deliberation.topic,
+            project=deliberation.project,
+            thread=deliberation.thread,
+            status=deliberation.status,
+            started_at=started,
+            finished_at=deliberation.finished_at,
+            verdict=deliberation.verdict,
+            usage=deliberation.usage,
+            id=int(key[0]),
+        )
+
+    def add_usage(self, deliberation_id: int, usage: Usage) -> None:
+        changes = {name: getattr(deliberations.c, name) + amount for name, amount in _usage_values(usage).items()}
+        with self._engine.begin() as conn:
+            done = conn.execute(update(deliberations).where(deliberations.c.id == deliberation_id).values(**changes))
+        _require(done.rowcount, deliberation_id)
+
+    def finish(self, deliberation_id: int, status: DeliberationStatus, verdict: Verdict | None, now: datetime) -> None:
+        statement = (
+            update(deliberations)
+            .where(deliberations.c.id == deliberation_id)
+            .values(status=status.value, verdict=_verdict_json(verdict), finished_at=now)
+        )
+        with self._engine.begin() as conn:
+            done = conn.execute(statement)
+        _require(done.rowcount, deliberation_id)
+
+    def get(self, deliberation_id: int) -> Deliberation | None:
+        with self._engine.connect() as conn:
+            row = conn.execute(select(deliberations).where(deliberations.c.id == deliberation_id)).mappings().first()
+        return _deliberation(row) if row is not None else None
+
+    def recent(self, limit: int = 10, thread_prefix: str | None = None) -> list[Deliberation]:
+        query = select(deliberations).order_by(deliberations.c.id.desc()).limit(limit)
+        if thread_prefix is not None:
+            query = query.where(deliberations.c.thread.startswith(thread_prefix, autoescape=True))
+        with self._engine.connect() as conn:
+            return [_deliberation(row) for row in conn.execute(query).mappings()]
+
+    def running(self) -> list[Deliberation]:
+        query = (
+            select(deliberations)
+            .where(deliberations.c.status == DeliberationStatus.RUNNING.value)
+            .order_by(deliberations.c.id)
+        )
+        with self._engine.connect() as conn:
+            return [_deliberation(row) for row in conn.execute(query).mappings()]
+
+    # --- turns --------------------------------------------------------------------------------------------------
+
+    def add_turn(self, deliberation_id: int, turn: Turn) -> None:
+        position = (
+            select(func.coalesce(func.max(turns.c.position), 0) + 1)
+            .where(turns.c.deliberation_id == deliberation_id)
+            .scalar_subquery()
+        )
+        values = {
+            "deliberation_id": deliberation_id,
+            "position": position,
+            "persona": turn.persona,
+            "role": turn.role,
+            "text": turn.text,
+            "round": turn.round,
+            "lessons_injected": turn.lessons_injected,
+            "skipped": turn.skipped,
+            "created_at": turn.created_at or self._clock.now(),
+            **_usage_values(turn.usage),
+        }
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(insert(turns).values(**values))
+        except IntegrityError:
+            raise NotFoundError(f"No deliberation with id {deliberation_id}; start it before adding turns.") from None
+
+    def turns(self, deliberation_id: int) -> list[Turn]:
+        query = select(turns).where(turns.c.deliberation_id == deliberation_id).order_by(turns.c.position)
+        with self._engine.connect() as conn:
+            return [_turn(row) for row in conn.execute(query).mappings()]
+
+    # --- thread summaries ---------------------------------------------------------------------------------------
+
+    def save_summary(self, thread: str, covered: int, summary: str) -> None:
+        values = {"covered": covered, "summary": summary, "updated_at": self._clock.now()}
+        change = update(thread_summaries).where(thread_summaries.c.thread == thread).values(**values)
+        with self._engine.begin() as conn:
+            if conn.execute(change).rowcount:
+                return
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(insert(thread_summaries).values(thread=thread, **values))
+        except IntegrityError:
+            # Another worker inserted the first summary of this thread meanwhile: the newer summary wins.
+            with self._engine.begin() as conn:
+                conn.execute(change)
+
+    def summary(self, thread: str) -> tuple[int, str] | None:
+        query = select(thread_summaries.c.covered, thread_summaries.c.summary).where(
+            thread_summaries.c.thread == thread
+        )
+        with self._engine.connect() as conn:
+            row = conn.execute(query).first()
+        return (int(row.covered), str(row.summary)) if row is not None else None
+
+
+def _require(rowcount: int, deliberation_id: int) -> None:
+    if not rowcount:
+        raise NotFoundError(f"No deliberation with id {deliberation_id}; it may have been removed.")
+
+
+def _usage_values(usage: Usage) -> dict[str, int]:
+    return {name: getattr(usage, name) for name in _USAGE_COLUMNS}
+
+
+def _usage(row: RowMapping) -> Usage:
+    return Usage(*(int(row[name] or 0) for name in _USAGE_COLUMNS))
+
+
+def _verdict_json(verdict: Verdict | None) -> dict[str, Any] | None:
+    if verdict is None:
+        return None
+    return {
+        "decision": verdict.decision.value,
+        "summary": verdict.summary,
+        "reasons": list(verdict.reasons),
+        "action_items": list(verdict.action_items),
+    }
+
+
+def _verdict(data: Any) -> Verdict | None:
+    if not isinstance(data, dict) or data.get("decision") not in Decision.__members__:
+        return None
+    return Verdict(
+        decision=Decision(data["decision"]),
+        summary=str(data.get("summary", "")),
+        reasons=tuple(str(r) for r in data.get("reasons", ())),
+        action_items=tuple(str(a) for a in data.get("action_items", ())),
+    )
+
+
+def _deliberation(row: RowMapping) -> Deliberation:
+    return Deliberation(
+        topic=row["topic"],
+        project=row["project"],
+        thread=row["thread"],
+        status=DeliberationStatus(row["status"]),
+        started_at=utc(row["started_at"]),
+        finished_at=utc(row["finished_at"]),
+        verdict=_verdict(row["verdict"]),
+        usage=_usage(row),
+        id=int(row["id"]),
+    )
+
+
+def _turn(row: RowMapping) -> Turn:
+    return Turn(
+        persona=row["persona"],
+        role=row["role"],
+        text=row["text"],
+        round=int(row["round"]),
+        lessons_injected=int(row["lessons_injected"]),
+        skipped=bool(row["skipped"]),
+        usage=_usage(row),
+        created_at=utc(row["created_at"]),
+    )

@@ -1,0 +1,180 @@
+"""The Slack app: a Bolt app on our own WebClient, its listeners, a bounded worker pool, and Socket Mode.
+
+Bolt does not read SLACK_API_URL, so the app builds its own `WebClient(base_url=settings.api_url)` (tests and local
+runs point it at tests/fake_slack.py) with the SDK's rate-limit (429 + Retry-After) and connection-error retry
+handlers installed. `run_socket_mode` connects, waits for SIGTERM/SIGINT, then stops taking work, lets running
+deliberations finish within a grace period (or checkpoint), and exits cleanly.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from types import FrameType
+
+from slack_bolt import App
+from slack_bolt.adapter.socket_mode import SocketModeHandler
+from slack_bolt.authorization import AuthorizeResult
+from slack_sdk import WebClient
+from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, RetryHandler
+
+from nightwatch.adapters.scheduler import DEFAULT_TICK_SECONDS, ProactiveScheduler
+from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.commands import SlashCommands
+from nightwatch.adapters.slack.home import HomeTab
+from nightwatch.adapters.slack.listeners import Listeners
+from nightwatch.adapters.slack.persona_admin import PersonaAdmin
+from nightwatch.adapters.slack.pool import WorkerPool
+from nightwatch.adapters.slack.poster import SlackPoster
+from nightwatch.adapters.slack.redaction import install_redaction
+from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
+from nightwatch.adapters.slack_state import SlackState
+from nightwatch.config import SlackSettings
+from nightwatch.domain.deliberation import DeliberationEngine
+from nightwatch.domain.errors import ConfigError
+from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.ports import Clock, DeliberationLog
+from nightwatch.domain.proactive import ProactiveService
+
+log = logging.getLogger(__name__)
+
+LISTENER_THREADS = 16
+SOCKET_THREADS = 16
+GRACE_SECONDS = 30.0
+SET_UP = 'See "Slack set-up" in the README: create the app from manifest.yml, then copy its tokens.'
+MISSING_BOT_TOKEN = f"SLACK_BOT_TOKEN is not set; Night Watch needs the app's bot token (xoxb-...). {SET_UP}"
+MISSING_APP_TOKEN = (
+    "SLACK_APP_TOKEN is not set; Socket Mode needs an app-level token (xapp-...) with the connections:write "
+    f"scope. {SET_UP}"
+)
+
+
+def retry_handlers() -> list[RetryHandler]:
+    """Retry 429s after Slack's Retry-After, and dropped connections, a few times each."""
+    return [ConnectionErrorRetryHandler(max_retry_count=2), RateLimitErrorRetryHandler(max_retry_count=3)]
+
+
+def web_client(settings: SlackSettings) -> WebClient:
+    """The Web API client for SLACK_API_URL with the bot token and the retry handlers."""
+    if not settings.bot_token:
+        raise ConfigError(MISSING_BOT_TOKEN)
+    return WebClient(token=settings.bot_token, base_url=settings.api_url, retry_handlers=retry_handlers())
+
+
+class SlackApp:
+    """Night Watch's Bolt app, its listeners, worker pool and (optionally) the proactive scheduler."""
+
+    def __init__(
+        self,
+        *,
+        settings: SlackSettings,
+        personas: PersonaService,
+        memory: MemoryService,
+        engine: DeliberationEngine,
+        log: DeliberationLog,
+        state: SlackState,
+        clock: Clock,
+        client: WebClient | None = None,
+        proactive: ProactiveService | None = None,
+        proactive_tick_seconds: float = DEFAULT_TICK_SECONDS,
+        authorize: Callable[..., AuthorizeResult] | None = None,
+    ) -> None:
+        self.client = client if client is not None else web_client(settings)
+        if not any(isinstance(h, RateLimitErrorRetryHandler) for h in self.client.retry_handlers):
+            self.client.retry_handlers.extend(retry_handlers())
+        self.pool = WorkerPool(size=settings.workers)
+        self._listener_threads = ThreadPoolExecutor(LISTENER_THREADS, thread_name_prefix="nightwatch-listener")
+        # token_verification_enabled=False: no auth.test at construction (no I/O while wiring); Bolt calls it lazily.
+        self.app = App(
+            client=self.client,
+            authorize=authorize,
+            token_verification_enabled=False,
+            listener_executor=self._listener_threads,
+            logger=logging.getLogger("nightwatch.slack.bolt"),
+        )
+        admins = AdminCheck(admins=settings.admins, client=self.client, clock=clock)
+        channels = ChannelDirectory(client=self.client, state=state, clock=clock)
+        home = HomeTab(client=self.client, personas=personas, memory=memory, admins=admins)
+        deliberations = Deliberations(
+            engine=engine, log=log, client=self.client, pool=self.pool, channels=channels, clock=clock
+        )
+        commands = SlashCommands(
+            personas=personas, memory=memory, engine=engine, log=log, state=state, clock=clock,
+            client=self.client, admins=admins, home=home, deliberations=deliberations, channels=channels,
+        )
+        admin = PersonaAdmin(personas=personas, memory=memory, admins=admins, client=self.client)
+        Listeners(
+            state=state, clock=clock, deliberations=deliberations, commands=commands, admin=admin, home=home
+        ).register(self.app)
+        self.scheduler = None
+        if proactive is not None:
+            self.scheduler = ProactiveScheduler(
+                service=proactive,
+                state=state,
+                clock=clock,
+                poster_for=lambda channel: SlackPoster(client=self.client, channel=channel, thread_ts=None),
+                channel_name=channels.name_of,
+                tick_seconds=proactive_tick_seconds,
+            )
+
+    def start_background(self) -> None:
+        """Start the proactive scheduler, if there is one."""
+        if self.scheduler is not None:
+            self.scheduler.start()
+
+    def shutdown(self, grace_seconds: float = GRACE_SECONDS) -> bool:
+        """Stop taking work; let running deliberations finish within `grace_seconds`, else checkpoint them.
+
+        Returns True when every deliberation ended in time.
+        """
+        if self.scheduler is not None:
+            self.scheduler.stop()
+        self._listener_threads.shutdown(wait=True)  # listeners only ack, check and hand over: they end quickly
+        return self.pool.shutdown(grace_seconds)
+
+
+def run_socket_mode(
+    slack_app: SlackApp,
+    app_token: str | None,
+    *,
+    stop: threading.Event | None = None,
+    grace_seconds: float = GRACE_SECONDS,
+) -> bool:
+    """Serve Slack over Socket Mode until SIGTERM/SIGINT (or `stop` is set), then shut down cleanly.
+
+    Returns True when every running deliberation ended within the grace period.
+    """
+    if not app_token:
+        raise ConfigError(MISSING_APP_TOKEN)
+    install_redaction()
+    stop = stop if stop is not None else _stop_on_signals()
+    handler = SocketModeHandler(slack_app.app, app_token, concurrency=SOCKET_THREADS)
+    try:
+        handler.connect()  # type: ignore[no-untyped-call]
+        slack_app.start_background()
+        log.info("Night Watch is connected to Slack (Socket Mode)")
+        stop.wait()
+    finally:
+        log.info("Stopping: no new work; running deliberations get up to %.0f s to finish", grace_seconds)
+        handler.close()  # type: ignore[no-untyped-call]  # unacked envelopes go to another connection or replica
+        finished = slack_app.shutdown(grace_seconds)
+        log.info("Stopped%s", "" if finished else "; unfinished deliberations were checkpointed as interrupted")
+    return finished
+
+
+def _stop_on_signals() -> threading.Event:
+    """An event set by SIGTERM or SIGINT (signal handlers can only be installed from the main thread)."""
+    stop = threading.Event()
+
+    def on_signal(number: int, _frame: FrameType | None) -> None:
+        log.info("received %s", signal.Signals(number).name)
+        stop.set()
+
+    if threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, on_signal)
+    return stop

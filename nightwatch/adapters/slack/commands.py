@@ -1,0 +1,261 @@
+"""The /nightwatch slash command: parse the subcommand, make one domain call, and say what happened.
+
+The listener acks before calling `SlashCommands.handle`, so nothing here races Slack's 3-second limit except opening
+a modal, which uses the trigger id at once. Errors a person can act on (NightWatchError) come back as their message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.home import HomeTab
+from nightwatch.adapters.slack.persona_modal import persona_modal
+from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
+from nightwatch.adapters.slack.views import (
+    Block,
+    escape,
+    help_blocks,
+    history_blocks,
+    memory_blocks,
+    personas_blocks,
+)
+from nightwatch.adapters.slack_state import SlackState
+from nightwatch.domain.deliberation import DeliberationEngine
+from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError
+from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.models import Persona
+from nightwatch.domain.names import project_slug
+from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.ports import Clock, DeliberationLog
+from nightwatch.domain.soul import PromptBudget
+
+log = logging.getLogger(__name__)
+
+COMMAND = "/nightwatch"
+TOPIC_MAX = 4000
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One /nightwatch call: who, where, the words after the command, and the trigger id for a modal."""
+
+    user: str
+    channel: str
+    text: str
+    trigger_id: str = ""
+    bot_user_id: str = ""
+
+    @classmethod
+    def of(cls, command: dict[str, Any], bot_user_id: str = "") -> Invocation:
+        return cls(
+            user=str(command.get("user_id") or ""),
+            channel=str(command.get("channel_id") or ""),
+            text=str(command.get("text") or "").strip(),
+            trigger_id=str(command.get("trigger_id") or ""),
+            bot_user_id=bot_user_id,
+        )
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What to tell the user (only them, unless `in_channel`)."""
+
+    text: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+Respond = Callable[..., Any]
+Handler = Callable[[Invocation, str], Reply | None]
+
+
+class SlashCommands:
+    """Runs one /nightwatch subcommand and answers through `respond` (the command's response_url)."""
+
+    def __init__(
+        self,
+        *,
+        personas: PersonaService,
+        memory: MemoryService,
+        engine: DeliberationEngine,
+        log: DeliberationLog,
+        state: SlackState,
+        clock: Clock,
+        client: WebClient,
+        admins: AdminCheck,
+        home: HomeTab,
+        deliberations: Deliberations,
+        channels: ChannelDirectory,
+    ) -> None:
+        self._personas = personas
+        self._memory = memory
+        self._engine = engine
+        self._log = log
+        self._state = state
+        self._clock = clock
+        self._client = client
+        self._admins = admins
+        self._home = home
+        self._deliberations = deliberations
+        self._channels = channels
+        self._handlers: dict[str, Handler] = {
+            "help": self.help,
+            "ask": self.ask,
+            "personas": self.list_personas,
+            "persona": self.persona,
+            "memory": self.memory,
+            "remember": self.remember,
+            "forget": self.forget,
+            "context": self.context,
+            "project": self.project,
+            "history": self.history,
+        }
+
+    def handle(self, call: Invocation, respond: Respond) -> None:
+        """Run the subcommand in `call.text` (unknown or none: help) and respond with its reply or its error."""
+        name, _, rest = call.text.partition(" ")
+        handler = self._handlers.get(name.lower(), self.help)
+        try:
+            reply = handler(call, rest.strip())
+        except NightWatchError as err:
+            reply = Reply(str(err))
+        except SlackApiError as err:
+            log.warning("/nightwatch %s: Slack refused a call: %s", name, err.response["error"])
+            reply = Reply(f"Slack refused the request ({err.response['error']}). Try again, or ask an admin.")
+        if reply is not None:
+            respond(text=reply.text, blocks=reply.blocks or None, response_type="ephemeral")
+
+    # --- subcommands ---------------------------------------------------------------------------------------------
+
+    def help(self, call: Invocation, rest: str) -> Reply:
+        bot = f"<@{call.bot_user_id}>" if call.bot_user_id else "the app"
+        blocks = help_blocks(command=COMMAND, bot=bot, personas=self._personas.list())
+        return Reply("Night Watch help", blocks)
+
+    def ask(self, call: Invocation, topic: str) -> Reply | None:
+        if not topic:
+            raise InvalidInputError(f"Give a topic: `{COMMAND} ask Should we cache the session lookups?`")
+        if len(topic) > TOPIC_MAX:
+            raise InvalidInputError(f"The topic is {len(topic):,} characters; keep it under {TOPIC_MAX:,}.")
+        try:
+            posted = self._client.chat_postMessage(channel=call.channel, text=f"<@{call.user}> asked: {topic}")
+        except SlackApiError as err:
+            if err.response["error"] in ("not_in_channel", "channel_not_found"):
+                return Reply("I am not in this channel yet: invite me with `/invite` and ask again.")
+            raise
+        self._deliberations.start(
+            channel=call.channel, thread_ts=str(posted["ts"]), topic=topic, bot_user_id=call.bot_user_id
+        )
+        return None
+
+    def list_personas(self, call: Invocation, rest: str) -> Reply:
+        return Reply("Personas", personas_blocks(self._personas.list()))
+
+    def persona(self, call: Invocation, rest: str) -> Reply | None:
+        action, _, name = rest.partition(" ")
+        if action.lower() == "new":
+            self._admins.require(call.user, "create personas")
+            self._client.views_open(trigger_id=call.trigger_id, view=persona_modal())
+            return None
+        if action.lower() == "edit" and name.strip():
+            self._admins.require(call.user, "edit personas")
+            self._client.views_open(trigger_id=call.trigger_id, view=persona_modal(self._personas.get(name)))
+            return None
+        raise InvalidInputError(f"Use `{COMMAND} persona new` or `{COMMAND} persona edit <name>`.")
+
+    def memory(self, call: Invocation, rest: str) -> Reply:
+        if rest.lower().startswith("search "):
+            persona, query = self._persona_and_rest(rest[len("search "):])
+            if not query:
+                raise InvalidInputError(f"Give words to search for: `{COMMAND} memory search {persona.name} tokens`.")
+            project = self._channels.project_for(call.channel)
+            found = self._memory.search(persona, project, query)
+            title = f"*{escape(persona.name)}*: {len(found)} lessons about *{escape(project)}* match _{escape(query)}_"
+            return Reply(f"{persona.name}'s memory search", memory_blocks(persona, project, found, title=title))
+        persona, project_name = self._persona_and_rest(rest)
+        project = project_slug(project_name) if project_name else self._channels.project_for(call.channel)
+        lessons = self._memory.lessons(persona, project)
+        return Reply(f"{persona.name}'s memory of {project}", memory_blocks(persona, project, lessons))
+
+    def remember(self, call: Invocation, rest: str) -> Reply:
+        persona, text = self._persona_and_rest(rest)
+        project = self._channels.project_for(call.channel)
+        lesson = self._memory.remember(persona, project, text)
+        self._home.publish(call.user)
+        return Reply(f"{persona.name} remembers `{lesson.id}` for {project}: {escape(lesson.text)}")
+
+    def forget(self, call: Invocation, rest: str) -> Reply:
+        self._admins.require(call.user, "forget lessons")
+        persona, lesson_id = self._persona_and_rest(rest)
+        if not lesson_id:
+            raise InvalidInputError(f"Give the lesson's id: `{COMMAND} forget {persona.name} 3f9a2c1d`.")
+        here = self._channels.project_for(call.channel)
+        for project in [here, *(p for p in self._memory.projects(persona) if p != here)]:
+            try:
+                lesson = self._memory.forget(persona, project, lesson_id)
+            except NotFoundError:
+                continue
+            self._home.publish(call.user)
+            return Reply(f"{persona.name} forgot `{lesson.id}` ({project}): {escape(lesson.text)}")
+        raise NotFoundError(f"{persona.name} has no lesson with id {lesson_id!r}; `{COMMAND} memory` shows the ids.")
+
+    def context(self, call: Invocation, rest: str) -> Reply:
+        persona, _ = self._persona_and_rest(rest)
+        project = self._channels.project_for(call.channel)
+        budget = self._engine.context_budget(persona.name, project)
+        return Reply(budget_text(budget, project))
+
+    def project(self, call: Invocation, rest: str) -> Reply:
+        if not rest:
+            current = self._channels.project_for(call.channel)
+            return Reply(f"This channel uses the project *{escape(current)}*. Change it: `{COMMAND} project <slug>`.")
+        slug = project_slug(rest)
+        self._state.map_channel(call.channel, slug, self._clock.now())
+        return Reply(
+            f"This channel now maps to the project *{slug}*: personas use their memory of {slug} here, and may "
+            "post a short observation when the channel has been quiet for a while."
+        )
+
+    def history(self, call: Invocation, rest: str) -> Reply:
+        recent = self._log.recent(10, thread_prefix=f"{call.channel}:")
+        return Reply("Recent deliberations", history_blocks(recent))
+
+    # --- parsing -------------------------------------------------------------------------------------------------
+
+    def _persona_and_rest(self, text: str) -> tuple[Persona, str]:
+        """The persona named at the start of `text` (longest name first, so 'Code Reviewer' works) and the rest."""
+        words = text.split()
+        if not words:
+            raise InvalidInputError("Name a persona first, for example `Maya`; `/nightwatch personas` lists them.")
+        for count in range(len(words), 0, -1):
+            try:
+                persona = self._personas.get(" ".join(words[:count]))
+            except NotFoundError:
+                continue
+            return persona, " ".join(words[count:])
+        self._personas.get(words[0])  # raises NotFoundError listing the known names
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def budget_text(budget: PromptBudget, project: str) -> str:
+    """A persona's prompt budget as a short mrkdwn report."""
+    rows = [
+        ("soul", budget.soul_tokens),
+        ("style", budget.style_tokens),
+        ("skill", budget.skill_tokens),
+        ("rules", budget.rules_tokens),
+        (f"memory ({budget.memory_lessons} of {budget.memory_total_lessons} lessons)", budget.memory_tokens),
+        ("thread", budget.thread_tokens),
+        ("summary", budget.summary_tokens),
+    ]
+    lines = [f"{label:<34}{tokens:>8,}" for label, tokens in rows]
+    lines += [f"{'total':<34}{budget.total_tokens:>8,}", f"{'left of the model window':<34}{budget.remaining:>8,}"]
+    override = " (system-prompt override)" if budget.override else ""
+    table = "\n".join(lines)
+    return f"*{escape(budget.persona)}* · {escape(project)} · mode {budget.mode}{override}\n```{table}```"

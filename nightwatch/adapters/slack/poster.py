@@ -1,0 +1,172 @@
+"""The Poster for one Slack thread: each persona posts under its own name and icon; the thread reads back.
+
+Model text goes through `sanitize` before it is posted (no broadcast mentions, no user groups, no mention of anyone
+not already in the thread) and is split to respect Slack's limits. `messages()` reads the thread from Slack, so a
+person's reply during a deliberation is seen by the next turn.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import unicodedata
+from typing import Any
+
+from slack_sdk import WebClient
+
+from nightwatch.adapters.slack.sanitize import sanitize, split_for_blocks
+from nightwatch.adapters.slack.views import Block, lesson_note_blocks, mrkdwn
+from nightwatch.domain.models import Persona, ThreadMessage, Verdict
+
+log = logging.getLogger(__name__)
+
+FALLBACK_TEXT = 3000  # the notification text that accompanies blocks
+_USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
+
+
+def persona_identity(persona: Persona) -> dict[str, str]:
+    """`username` and the icon argument for chat.postMessage (chat:write.customize)."""
+    identity = {"username": persona.name}
+    avatar = persona.avatar.strip()
+    if avatar.startswith(("http://", "https://")):
+        identity["icon_url"] = avatar
+    elif avatar.startswith(":") and avatar.endswith(":"):
+        identity["icon_emoji"] = avatar
+    elif shortcode(avatar):
+        identity["icon_emoji"] = shortcode(avatar)
+    return identity
+
+
+def shortcode(emoji: str) -> str:
+    """Slack's :shortcode: for a single-character emoji, from its Unicode name ('🔒' -> ':lock:'); '' if none.
+
+    Slack names most emoji after their Unicode names; sequences (flags, skin tones, joined emoji) have no
+    such name and are left to lead the message text instead.
+    """
+    base = emoji.replace("\ufe0f", "")
+    if len(base) != 1:
+        return ""
+    name = unicodedata.name(base, "")
+    return f":{name.lower().replace(' ', '_').replace('-', '_')}:" if name else ""
+
+
+class SlackPoster:
+    """Posts into `channel`'s thread `thread_ts`; with no thread, the first post starts one (proactive posts)."""
+
+    def __init__(self, *, client: WebClient, channel: str, thread_ts: str | None, bot_user_id: str = "") -> None:
+        self._client = client
+        self.channel = channel
+        self.thread_ts = thread_ts
+        self._bot_user_id = bot_user_id
+        self._humans: set[str] = set()
+        self._names: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    # --- posting ------------------------------------------------------------------------------------------------
+
+    def post_turn(self, persona: Persona, text: str) -> None:
+        self._post(self._clean(_with_unicode_avatar(persona, text)), persona_identity(persona))
+
+    def post_verdict(self, lead: Persona, verdict: Verdict, text: str) -> None:
+        self._post(self._clean(_with_unicode_avatar(lead, text)), persona_identity(lead))
+
+    def post_notice(self, text: str) -> None:
+        self._post(self._clean(text), {})
+
+    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
+        clean = self._clean(text)
+        blocks = lesson_note_blocks(persona, project, lesson_id, clean)  # `clean` is mrkdwn-safe already
+        self._send(f"★ {persona.name} remembered: {clean}"[:FALLBACK_TEXT], blocks, {})
+
+    def _clean(self, text: str) -> str:
+        return sanitize(text, allowed_users=self._allowed_users())
+
+    def _post(self, text: str, identity: dict[str, str]) -> None:
+        for sections in split_for_blocks(text):
+            self._send("\n".join(sections)[:FALLBACK_TEXT], [mrkdwn(section) for section in sections], identity)
+
+    def _send(self, text: str, blocks: list[Block], identity: dict[str, str]) -> None:
+        kwargs: dict[str, Any] = {"channel": self.channel, "text": text, "blocks": blocks, **identity}
+        if self.thread_ts:
+            kwargs["thread_ts"] = self.thread_ts
+        response = self._client.chat_postMessage(**kwargs)
+        if not self.thread_ts:
+            self.thread_ts = str(response["ts"])  # the first post is the root of the thread from now on
+
+    # --- reading ------------------------------------------------------------------------------------------------
+
+    def messages(self) -> list[ThreadMessage]:
+        """The thread so far, oldest first: persona posts (by username) and people's messages; app notes left out."""
+        if not self.thread_ts:
+            return []
+        found: list[ThreadMessage] = []
+        for raw in self._replies():
+            message = self._message(raw)
+            if message is not None:
+                found.append(message)
+        return found
+
+    def _replies(self) -> list[dict[str, Any]]:
+        pages: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            response = self._client.conversations_replies(
+                channel=self.channel, ts=str(self.thread_ts), limit=200, cursor=cursor
+            )
+            pages += response.get("messages") or []
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not response.get("has_more") or not cursor:
+                return pages
+
+    def _message(self, raw: dict[str, Any]) -> ThreadMessage | None:
+        text = str(raw.get("text") or "")
+        ts = str(raw.get("ts") or "")
+        if raw.get("bot_id") or raw.get("subtype") == "bot_message":
+            username = raw.get("username")
+            return ThreadMessage(author=username, text=text, persona=username, ts=ts) if username else None
+        user = raw.get("user")
+        if not user or raw.get("subtype"):
+            return None
+        with self._lock:
+            self._humans.add(str(user))
+        return ThreadMessage(author=self._name(str(user)), text=self._readable(text), ts=ts)
+
+    def _readable(self, text: str) -> str:
+        """Mentions as @names for the model; the app's own mention is dropped."""
+        without_bot = text.replace(f"<@{self._bot_user_id}>", "").strip() if self._bot_user_id else text
+        return _USER_MENTION.sub(lambda m: "@" + self._name(m.group(1)), without_bot)
+
+    def _name(self, user_id: str) -> str:
+        with self._lock:
+            known = self._names.get(user_id)
+        if known is not None:
+            return known
+        try:
+            user = self._client.users_info(user=user_id).get("user") or {}
+            profile = user.get("profile") or {}
+            name = profile.get("display_name") or user.get("real_name") or user.get("name") or user_id
+        except Exception:  # a name is a nicety: the id still identifies the person
+            log.debug("users.info failed for %s", user_id, exc_info=True)
+            name = user_id
+        with self._lock:
+            self._names[user_id] = str(name)
+        return str(name)
+
+    def _allowed_users(self) -> set[str]:
+        if not self.thread_ts:
+            return set()
+        with self._lock:
+            if self._humans:
+                return set(self._humans)
+        self.messages()  # nothing read yet: learn who is in the thread first
+        with self._lock:
+            return set(self._humans)
+
+
+def _with_unicode_avatar(persona: Persona, text: str) -> str:
+    """An emoji avatar with no shortcode cannot be a message icon, so it leads the text instead."""
+    avatar = persona.avatar.strip()
+    if not avatar or avatar.startswith((":", "http://", "https://")) or shortcode(avatar):
+        return text
+    return f"{avatar} {text}"

@@ -1,0 +1,140 @@
+"""Deliberations started from Slack: the channel's project, the bounded pool, and a note when it is full."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from nightwatch.adapters.slack.pool import WorkerPool
+from nightwatch.adapters.slack.poster import SlackPoster
+from nightwatch.adapters.slack_state import SlackState
+from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
+from nightwatch.domain.errors import InvalidNameError, NightWatchError
+from nightwatch.domain.names import project_slug
+from nightwatch.domain.ports import Clock, DeliberationLog
+
+log = logging.getLogger(__name__)
+
+NAME_CACHE_FOR = timedelta(minutes=10)
+RUNNING_FOR_AT_MOST = timedelta(minutes=30)  # older "running" rows belong to a replica that died
+BUSY = "I'm busy: {running} deliberations are running. Try again in a minute."
+
+
+class ChannelDirectory:
+    """A channel's project (its mapping, else its name as a slug) and its name, with names cached briefly."""
+
+    def __init__(self, *, client: WebClient, state: SlackState, clock: Clock) -> None:
+        self._client = client
+        self._state = state
+        self._clock = clock
+        self._names: dict[str, tuple[datetime, str]] = {}
+        self._lock = threading.Lock()
+
+    def project_for(self, channel: str) -> str:
+        """The mapped project, else the channel's name as a project slug (else its id)."""
+        mapped = self._state.project_for(channel)
+        if mapped:
+            return mapped
+        try:
+            return project_slug(self.name_of(channel))
+        except InvalidNameError:
+            return project_slug(channel)
+
+    def name_of(self, channel: str) -> str:
+        """The channel's name from conversations.info (cached); its id when Slack will not say."""
+        now = self._clock.now()
+        with self._lock:
+            cached = self._names.get(channel)
+        if cached is not None and now - cached[0] < NAME_CACHE_FOR:
+            return cached[1]
+        try:
+            info = self._client.conversations_info(channel=channel).get("channel") or {}
+            name = str(info.get("name") or channel)
+        except SlackApiError as err:
+            log.warning("conversations.info for %s failed (%s); using the id", channel, err.response["error"])
+            return channel
+        with self._lock:
+            self._names[channel] = (now, name)
+        return name
+
+
+@dataclass(frozen=True)
+class Started:
+    """What `Deliberations.start` did: `started` False when the pool was full or the thread already busy."""
+
+    started: bool
+    reason: str = ""
+
+
+class Deliberations:
+    """Starts one deliberation per request on the bounded pool, in the request's thread."""
+
+    def __init__(
+        self,
+        *,
+        engine: DeliberationEngine,
+        log: DeliberationLog,
+        client: WebClient,
+        pool: WorkerPool,
+        channels: ChannelDirectory,
+        clock: Clock,
+    ) -> None:
+        self._engine = engine
+        self._log = log
+        self._client = client
+        self._pool = pool
+        self._channels = channels
+        self._clock = clock
+        self._active: set[str] = set()  # threads with a deliberation on this replica (the log covers the others)
+        self._lock = threading.Lock()
+
+    def start(self, *, channel: str, thread_ts: str, topic: str, bot_user_id: str = "") -> Started:
+        """Run a deliberation on `topic` in the thread, unless one already runs there or the pool is full."""
+        thread = f"{channel}:{thread_ts}"
+        if not self._claim(thread):
+            return Started(False, "a deliberation is already running in this thread; it will see your message")
+        request = DeliberationRequest(
+            topic=topic,
+            project=self._channels.project_for(channel),
+            thread=thread,
+            link=f"https://slack.com/archives/{channel}/p{thread_ts.replace('.', '')}",
+        )
+        poster = SlackPoster(client=self._client, channel=channel, thread_ts=thread_ts, bot_user_id=bot_user_id)
+        if self._pool.try_submit(lambda: self._run(request, poster)):
+            return Started(True)
+        self._release(thread)
+        busy = BUSY.format(running=self._pool.running)
+        self._client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=busy)
+        return Started(False, busy)
+
+    def _run(self, request: DeliberationRequest, poster: SlackPoster) -> None:
+        try:
+            self._engine.run(request, poster, should_stop=self._pool.stopping.is_set)
+        except NightWatchError as err:
+            poster.post_notice(str(err))
+        except Exception:
+            log.exception("the deliberation in %s failed", request.thread)
+            poster.post_notice("The deliberation failed unexpectedly; the error was logged. Try again later.")
+        finally:
+            self._release(request.thread)
+
+    def _claim(self, thread: str) -> bool:
+        """Reserve the thread for a new deliberation; False when one already runs there (here or elsewhere)."""
+        with self._lock:
+            if thread in self._active:
+                return False
+            self._active.add(thread)
+        since = self._clock.now() - RUNNING_FOR_AT_MOST
+        if any(d.thread == thread and (d.started_at or since) > since for d in self._log.running()):
+            self._release(thread)
+            return False
+        return True
+
+    def _release(self, thread: str) -> None:
+        with self._lock:
+            self._active.discard(thread)

@@ -1,0 +1,270 @@
+"""Block Kit for messages, the App Home tab and small modals, built in Python from domain values.
+
+Text that came from people or models is escaped (`&`, `<`, `>`) before it goes into mrkdwn, so it can never become
+a mention or a link. Every builder keeps to Slack's limits: 3,000 characters per text, 50 blocks per message,
+100 per view, 75 characters per button label, 2,000 per button value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from nightwatch.domain.models import Deliberation, Lesson, Persona
+from nightwatch.prompts import Prompt
+
+Block = dict[str, Any]
+
+TEXT_MAX = 3000
+MESSAGE_BLOCKS = 50
+VIEW_BLOCKS = 100
+
+PERSONA_NEW = "persona_new"
+PERSONA_EDIT = "persona_edit"
+PERSONA_DELETE = "persona_delete"
+LESSON_FORGET = "lesson_forget"
+
+
+@dataclass(frozen=True)
+class HelpText(Prompt):
+    """The /nightwatch help text."""
+
+    template: ClassVar[str] = "help.md.j2"
+    command: str
+    bot: str
+    personas: str
+
+    @classmethod
+    def example(cls) -> HelpText:
+        return cls(command="/nightwatch", bot="@Night Watch", personas="Maya, Carlos, Priya and Dev")
+
+
+@dataclass(frozen=True)
+class ForgetTarget:
+    """What a Forget button points at; `source` says where the button sits (home, list or note)."""
+
+    persona: str
+    project: str
+    lesson: str
+    source: str
+
+    def encode(self) -> str:
+        return json.dumps({"p": self.persona, "j": self.project, "l": self.lesson, "s": self.source})
+
+    @classmethod
+    def decode(cls, value: str) -> ForgetTarget:
+        data = json.loads(value)
+        return cls(persona=str(data["p"]), project=str(data["j"]), lesson=str(data["l"]), source=str(data["s"]))
+
+
+# --- text ------------------------------------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """Escape the three characters Slack's mrkdwn treats as control characters."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def mrkdwn(text: str) -> Block:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, TEXT_MAX)}}
+
+
+def plain(text: str, limit: int = 75) -> dict[str, Any]:
+    return {"type": "plain_text", "text": clip(text, limit), "emoji": True}
+
+
+def context(text: str) -> Block:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip(text, TEXT_MAX)}]}
+
+
+def button(label: str, action_id: str, value: str, *, style: str | None = None, confirm: Block | None = None) -> Block:
+    element: Block = {"type": "button", "text": plain(label), "action_id": action_id, "value": value}
+    if style:
+        element["style"] = style
+    if confirm:
+        element["confirm"] = confirm
+    return element
+
+
+def confirm_dialog(title: str, text: str, yes: str) -> Block:
+    return {
+        "title": plain(title, 100),
+        "text": plain(text, 300),
+        "confirm": plain(yes, 30),
+        "deny": plain("Cancel", 30),
+    }
+
+
+def text_blocks(text: str) -> list[Block]:
+    """Plain mrkdwn text as section blocks (split at line ends to respect the section limit)."""
+    blocks: list[Block] = []
+    chunk = ""
+    for line in text.splitlines():
+        if chunk and len(chunk) + len(line) + 1 > TEXT_MAX:
+            blocks.append(mrkdwn(chunk))
+            chunk = ""
+        chunk = f"{chunk}\n{line}" if chunk else line
+    if chunk.strip():
+        blocks.append(mrkdwn(chunk))
+    return blocks
+
+
+def help_blocks(*, command: str, bot: str, personas: Sequence[Persona]) -> list[Block]:
+    names = [p.name for p in personas if p.active] or ["no personas yet"]
+    shown = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+    return text_blocks(HelpText(command=command, bot=bot, personas=escape(shown)).render())
+
+
+# --- personas and memory ---------------------------------------------------------------------------------------
+
+
+def avatar_mark(persona: Persona) -> str:
+    """The avatar as mrkdwn: an emoji or :shortcode: as is, an image URL not at all."""
+    return "" if persona.avatar.startswith(("http://", "https://")) else persona.avatar
+
+
+def persona_line(persona: Persona) -> str:
+    mark = avatar_mark(persona)
+    inactive = " _(inactive)_" if not persona.active else ""
+    return f"{mark + ' ' if mark else ''}*{escape(persona.name)}* · {escape(persona.role)}{inactive}"
+
+
+def persona_admin_buttons(persona: Persona) -> Block:
+    delete_text = f"Delete {persona.name}? Its memory is archived, not erased."
+    return {
+        "type": "actions",
+        "block_id": f"persona-{persona.id}",
+        "elements": [
+            button("Edit", PERSONA_EDIT, str(persona.id)),
+            button("Delete", PERSONA_DELETE, str(persona.id), style="danger",
+                   confirm=confirm_dialog(f"Delete {persona.name}", delete_text, "Delete")),
+        ],
+    }
+
+
+def personas_blocks(personas: Sequence[Persona]) -> list[Block]:
+    """The personas list with Edit and Delete buttons (the buttons check the clicker is an admin)."""
+    if not personas:
+        return [mrkdwn("There are no personas yet. An admin can create one with `/nightwatch persona new`.")]
+    blocks: list[Block] = [mrkdwn(f"*Personas* ({len(personas)})")]
+    room = (MESSAGE_BLOCKS - 2) // 2
+    for persona in personas[:room]:
+        blocks += [mrkdwn(persona_line(persona)), persona_admin_buttons(persona)]
+    if len(personas) > room:
+        blocks.append(context(f"…and {len(personas) - room} more; see the Home tab."))
+    return blocks
+
+
+def lesson_block(persona: Persona, project: str, lesson: Lesson, source: str) -> Block:
+    pin = "📌 " if lesson.pinned else ""
+    seen = f" · seen {lesson.seen}×" if lesson.seen > 1 else ""
+    text = f"{pin}{escape(lesson.text)}\n`{lesson.id}` · {lesson.recorded_at:%Y-%m-%d}{seen}"
+    block = mrkdwn(text)
+    target = ForgetTarget(persona.slug, project, lesson.id, source)
+    block["accessory"] = button(
+        "Forget", LESSON_FORGET, target.encode(),
+        confirm=confirm_dialog("Forget this lesson?", clip(lesson.text, 250), "Forget"),
+    )
+    return block
+
+
+def memory_blocks(persona: Persona, project: str, lessons: Sequence[Lesson], *, title: str = "") -> list[Block]:
+    """A persona's lessons for one project, each with a Forget button (ephemeral list)."""
+    heading = title or f"*{escape(persona.name)}* remembers {len(lessons)} lessons about *{escape(project)}*"
+    if not lessons:
+        return [mrkdwn(f"*{escape(persona.name)}* has no memory of *{escape(project)}* yet.")]
+    room = MESSAGE_BLOCKS - 2
+    blocks = [mrkdwn(heading)] + [lesson_block(persona, project, lesson, "list") for lesson in lessons[:room]]
+    if len(lessons) > room:
+        blocks.append(context(f"…and {len(lessons) - room} more; `nightwatch memory show` lists them all."))
+    return blocks
+
+
+def lesson_note_blocks(persona: Persona, project: str, lesson_id: str, safe_text: str) -> list[Block]:
+    """The compact '★ Carlos remembered: …' note posted in a thread after reflection, with a Forget button.
+
+    `safe_text` must already be sanitised mrkdwn (the poster runs model text through `sanitize`).
+    """
+    target = ForgetTarget(persona.slug, project, lesson_id, "note")
+    text = safe_text
+    return [
+        context(f"★ *{escape(persona.name)}* remembered: {text}"),
+        {
+            "type": "actions",
+            "elements": [button("Forget", LESSON_FORGET, target.encode(),
+                                confirm=confirm_dialog("Forget this lesson?", clip(text, 250), "Forget"))],
+        },
+    ]
+
+
+def forgotten_note_blocks(persona_name: str, text: str, user: str) -> list[Block]:
+    return [context(f"~{escape(clip(text, 500))}~ — {escape(persona_name)} forgot this (<@{user}>).")]
+
+
+def history_blocks(deliberations: Sequence[Deliberation]) -> list[Block]:
+    if not deliberations:
+        return [mrkdwn("No deliberations here yet. Mention the app with a topic, or use `/nightwatch ask <topic>`.")]
+    lines = []
+    for item in deliberations[: MESSAGE_BLOCKS - 1]:
+        when = f"{item.started_at:%Y-%m-%d %H:%M}" if item.started_at else "?"
+        outcome = item.verdict.decision.value if item.verdict else item.status.value
+        lines.append(f"• {when} · *{escape(clip(item.topic, 120))}* · {escape(item.project)} · {outcome}")
+    return [mrkdwn("*Recent deliberations*"), *text_blocks("\n".join(lines))]
+
+
+# --- App Home ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PersonaMemory:
+    """One persona and its most useful lessons per project, for the Home tab."""
+
+    persona: Persona
+    projects: tuple[tuple[str, tuple[Lesson, ...], int], ...]  # (project, shown lessons, total lessons)
+
+
+def home_view(entries: Sequence[PersonaMemory], *, admin: bool) -> Block:
+    """The App Home tab: each persona, and for each its memory per project, most useful first."""
+    blocks: list[Block] = [
+        {"type": "header", "text": plain("Night Watch", 150)},
+        context("Your AI teammates and what each remembers, per project. Most useful lessons first."),
+    ]
+    if admin:
+        blocks.append({"type": "actions", "elements": [button("New persona", PERSONA_NEW, "new", style="primary")]})
+    for entry in entries:
+        section = _home_persona(entry, admin=admin)
+        if len(blocks) + len(section) > VIEW_BLOCKS - 1:
+            blocks.append(context("More personas than fit here; `/nightwatch personas` lists them all."))
+            break
+        blocks += section
+    if not entries:
+        blocks.append(mrkdwn("No personas yet."))
+    return {"type": "home", "blocks": blocks}
+
+
+def _home_persona(entry: PersonaMemory, *, admin: bool) -> list[Block]:
+    persona = entry.persona
+    blocks: list[Block] = [{"type": "divider"}, mrkdwn(persona_line(persona))]
+    if admin:
+        blocks.append(persona_admin_buttons(persona))
+    if not entry.projects:
+        blocks.append(context("No memory yet."))
+    for project, lessons, total in entry.projects:
+        more = f" · showing {len(lessons)}" if total > len(lessons) else ""
+        blocks.append(context(f"*{escape(project)}* · {total} lessons{more}"))
+        blocks += [lesson_block(persona, project, lesson, "home") for lesson in lessons]
+    return blocks
+
+
+# --- modals ------------------------------------------------------------------------------------------------------
+
+
+def notice_modal(title: str, text: str) -> Block:
+    """A modal that only tells the user something (a refusal, a result)."""
+    return {"type": "modal", "title": plain(title, 24), "close": plain("Close", 24), "blocks": [mrkdwn(text)]}

@@ -1,0 +1,79 @@
+"""After a deliberation: each participant reflects, each lesson recorded is reported, injected lessons are noted.
+
+Reflection is best effort: a persona whose reflection fails is logged and skipped; the deliberation stands.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from nightwatch.domain.models import Persona, ReflectionContext, RememberedLesson, ThreadMessage, Verdict
+from nightwatch.domain.ports import Poster
+from nightwatch.domain.turns import PersonaMemory, RunState
+from nightwatch.prompts import Prompt
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DiscussionPrompt(Prompt):
+    """What happened in the deliberation, handed to each participant's reflection."""
+
+    template: ClassVar[str] = "discussion.md.j2"
+    messages: tuple[ThreadMessage, ...]
+    decision: str
+    summary: str
+
+    @classmethod
+    def example(cls) -> DiscussionPrompt:
+        return cls(
+            messages=(
+                ThreadMessage(author="Maya", text="Tokens never expire.", persona="Maya"),
+                ThreadMessage(author="alice", text="Is that a blocker?"),
+            ),
+            decision="CHANGES",
+            summary="Add a TTL first.",
+        )
+
+
+def discussion(messages: Sequence[ThreadMessage], verdict: Verdict, *, max_messages: int, chars: int) -> str:
+    """The deliberation's messages (the last `max_messages`, each clipped to `chars`) and its outcome."""
+    clipped = tuple(replace(m, text=m.text[:chars]) for m in list(messages)[-max_messages:])
+    return DiscussionPrompt(clipped, verdict.decision.value, verdict.summary).render()
+
+
+def participants(state: RunState) -> list[Persona]:
+    """Everyone who took a turn, in order, and the lead."""
+    lead = state.panel.lead
+    return [*state.speakers.values()] + ([] if lead.slug in state.speakers else [lead])
+
+
+def reflect_all(
+    memory: PersonaMemory, poster: Poster, personas: Sequence[Persona], project: str, context: ReflectionContext
+) -> list[RememberedLesson]:
+    """Let each persona reflect; report every lesson recorded through the poster."""
+    remembered: list[RememberedLesson] = []
+    for persona in personas:
+        try:
+            for lesson in memory.reflect(persona, project, context):
+                remembered.append(RememberedLesson(persona.name, lesson))
+                poster.post_lesson(persona, project, lesson.id, lesson.text)
+        except Exception:
+            # Any failure here (model, parsing, storage, posting) must never break the finished deliberation.
+            log.exception("%s's reflection failed; the deliberation stands", persona.name)
+    return remembered
+
+
+def note_injected(memory: PersonaMemory, state: RunState) -> None:
+    """Tell the memory service which lessons went into each persona's prompts."""
+    for slug, ids in state.injected.items():
+        if not ids:
+            continue
+        try:
+            memory.note_injected(state.speakers[slug], state.scope.project, sorted(ids))
+        except Exception:
+            # Injection counts are a ranking hint; losing one is not worth failing over.
+            log.exception("could not note the lessons injected for %s", slug)

@@ -1,0 +1,308 @@
+"""The deliberation engine: bounded rounds of short persona turns, a lead's decision, then reflection.
+
+Every loop has a bound: at most `max_rounds` rounds, `max_replies` posted replies, `max_contributors` (plus the lead
+and anyone a person addresses) per round, and `consensus_retries` retries of the lead's decision. There are no
+sleeps. Each turn reads the persona's memory, compiles its system prompt, adds the thread window, asks the model and
+posts the answer. The deliberation and each turn are stored as they happen (token usage is added to the stored
+total once per round), so a restart finds a deliberation cut off midway and can close it (`close_interrupted`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Protocol
+
+from nightwatch.domain.consensus import ClosingPrompt, ConsensusPrompt, decide
+from nightwatch.domain.debrief import discussion, note_injected, participants, reflect_all
+from nightwatch.domain.errors import NotFoundError
+from nightwatch.domain.models import (
+    Decision,
+    Deliberation,
+    DeliberationStatus,
+    LLMRequest,
+    Persona,
+    Purpose,
+    ReflectionContext,
+    RememberedLesson,
+    ThreadMessage,
+    Turn,
+    Usage,
+    Verdict,
+)
+from nightwatch.domain.names import project_slug
+from nightwatch.domain.participants import choose_panel, find_persona, named_in
+from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Poster
+from nightwatch.domain.soul import PromptBudget, SoulCompiler
+from nightwatch.domain.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
+from nightwatch.domain.turns import InteractionPrompt, PersonaMemory, RunState, Scope, TurnTaker, conversation
+
+__all__ = [
+    "DeliberationEngine",
+    "DeliberationPolicy",
+    "DeliberationRequest",
+    "DeliberationResult",
+    "PersonaDirectory",
+    "PersonaMemory",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_KIND = "deliberation"
+CONSENSUS_MAX_TOKENS = 600
+
+
+class PersonaDirectory(Protocol):
+    """The personas the engine can call on (PersonaService or a PersonaRepository)."""
+
+    def list(self, *, include_inactive: bool = False) -> builtins.list[Persona]: ...
+
+
+@dataclass(frozen=True)
+class DeliberationPolicy:
+    """The bounds of a deliberation (mapped from Settings by the composition root)."""
+
+    max_rounds: int = 2
+    max_contributors: int = 3
+    max_replies: int = 12
+    reply_chars: int = 1200
+    lead: str | None = None
+    context_tokens: int = 3000
+    recent_messages: int = 12
+    consensus_retries: int = 2
+    model_window: int = 200_000
+
+
+@dataclass(frozen=True)
+class DeliberationRequest:
+    topic: str
+    project: str
+    thread: str
+    personas: tuple[str, ...] = ()
+    kind: str = DEFAULT_KIND
+    link: str | None = None
+
+
+@dataclass(frozen=True)
+class DeliberationResult:
+    deliberation: Deliberation
+    turns: tuple[Turn, ...]
+    verdict: Verdict
+    remembered: tuple[RememberedLesson, ...]
+    usage: Usage
+
+
+class _StoppedError(Exception):
+    """should_stop() said stop: finish the deliberation as INTERRUPTED."""
+
+
+def _never() -> bool:
+    return False
+
+
+class DeliberationEngine:
+    """Runs one deliberation in one thread, from choosing participants to recording what they learned."""
+
+    def __init__(
+        self,
+        *,
+        personas: PersonaDirectory,
+        memory: PersonaMemory,
+        compiler: SoulCompiler,
+        llm: LLM,
+        log: DeliberationLog,
+        clock: Clock,
+        policy: DeliberationPolicy,
+    ) -> None:
+        self._personas = personas
+        self._memory = memory
+        self._compiler = compiler
+        self._llm = llm
+        self._log = log
+        self._clock = clock
+        self._policy = policy
+        self._context = ThreadContext(
+            llm=llm, log=log, context_tokens=policy.context_tokens, recent_messages=policy.recent_messages
+        )
+        self._turns = TurnTaker(
+            memory=memory,
+            compiler=compiler,
+            llm=llm,
+            log=log,
+            clock=clock,
+            context=self._context,
+            reply_chars=policy.reply_chars,
+        )
+
+    @property
+    def rounds(self) -> int:
+        return max(1, self._policy.max_rounds)
+
+    def run(
+        self, request: DeliberationRequest, poster: Poster, *, should_stop: Callable[[], bool] = _never
+    ) -> DeliberationResult:
+        """Run the deliberation to a verdict (or to INTERRUPTED when `should_stop` says so) and return it."""
+        active = self._personas.list(include_inactive=False)
+        panel = choose_panel(
+            active,
+            topic=request.topic,
+            requested=request.personas,
+            max_contributors=self._policy.max_contributors,
+            lead=self._policy.lead,
+        )
+        scope = Scope(
+            request.topic, project_slug(request.project), request.thread, request.kind, request.link, self.rounds
+        )
+        started = self._log.start(Deliberation(scope.topic, scope.project, scope.thread, started_at=self._clock.now()))
+        seen = len(poster.messages())
+        state = RunState(scope, poster, panel, started, first_message=seen, human_seen=seen)
+        try:
+            return self._close(state, self._rounds(state, active, should_stop))
+        except _StoppedError:
+            return self._interrupted(state)
+        except Exception:
+            self._turns.save_usage(state)
+            self._log.finish(state.id, DeliberationStatus.FAILED, None, self._clock.now())
+            raise
+
+    def _rounds(self, state: RunState, active: list[Persona], should_stop: Callable[[], bool]) -> Verdict:
+        for round_no in range(1, self.rounds + 1):
+            for persona in self._speakers(state, active):
+                _checkpoint(should_stop)
+                if state.replies >= self._policy.max_replies:
+                    break
+                self._turns.take(state, persona, round_no)
+            _checkpoint(should_stop)
+            final = round_no >= self.rounds or state.replies >= self._policy.max_replies
+            verdict = self._decide(state, round_no, final)
+            self._turns.save_usage(state)
+            if verdict.decision is not Decision.CHANGES or final:
+                return verdict
+            state.changes = verdict
+            state.poster.post_notice(f"{state.panel.lead.name} asks for one more round: {verdict.summary}")
+        raise AssertionError("the last round always returns a verdict")  # pragma: no cover
+
+    def _speakers(self, state: RunState, active: list[Persona]) -> list[Persona]:
+        """This round's speakers: the contributors, anyone a person addressed since last round, then the lead."""
+        messages = state.poster.messages()
+        addressed: list[Persona] = []
+        for message in messages[state.human_seen :]:
+            if message.persona is None:
+                addressed += named_in(message.text, active)
+        state.human_seen = len(messages)
+        state.addressed = {p.slug for p in addressed}
+        speakers = list(state.panel.contributors)
+        for persona in addressed:
+            if persona.slug != state.panel.lead.slug and all(s.slug != persona.slug for s in speakers):
+                speakers.append(persona)
+        return [*speakers, state.panel.lead]
+
+    def _decide(self, state: RunState, round_no: int, final: bool) -> Verdict:
+        """The lead's verdict; its system prompt is the same as for its turn, so the prefix cache is reused."""
+        lead = state.panel.lead
+        window = self._turns.window(state, state.poster.messages())
+        memory = state.memory.get(lead.slug) or self._turns.read_memory(state, lead, window)
+        request = LLMRequest(
+            purpose=Purpose.CONSENSUS,
+            system=self._turns.system(state, lead, memory, round_no),
+            messages=conversation(window, ConsensusPrompt(state.scope.kind, round_no, final).render()),
+            max_tokens=CONSENSUS_MAX_TOKENS,
+            model=lead.model,
+            persona=lead,
+            topic=state.scope.topic,
+        )
+        decided = decide(self._llm, request, retries=max(0, self._policy.consensus_retries), final_round=final)
+        self._turns.add_usage(state, decided.usage)
+        return decided.verdict
+
+    def _close(self, state: RunState, verdict: Verdict) -> DeliberationResult:
+        """Post the lead's closing summary, store the verdict, then let everyone reflect."""
+        scope = state.scope
+        story = discussion(
+            state.poster.messages()[state.first_message :],
+            verdict,
+            max_messages=2 * self._policy.max_replies,
+            chars=self._policy.reply_chars,
+        )
+        state.poster.post_verdict(state.panel.lead, verdict, ClosingPrompt.of(verdict).render())
+        finished = self._clock.now()
+        self._log.finish(state.id, DeliberationStatus.DONE, verdict, finished)
+        context = ReflectionContext(
+            scope.kind, scope.topic, story, f"{verdict.decision.value}: {verdict.summary}", scope.link
+        )
+        remembered = reflect_all(self._memory, state.poster, participants(state), scope.project, context)
+        note_injected(self._memory, state)
+        return self._result(state, DeliberationStatus.DONE, verdict, remembered, finished)
+
+    def _interrupted(self, state: RunState) -> DeliberationResult:
+        self._turns.save_usage(state)
+        now = self._clock.now()
+        self._log.finish(state.id, DeliberationStatus.INTERRUPTED, None, now)
+        state.poster.post_notice("This deliberation was stopped before a decision; ask again to start it over.")
+        note_injected(self._memory, state)
+        verdict = Verdict(
+            Decision.HUMAN,
+            "Stopped before a decision; ask again, or decide in the thread.",
+            ("The deliberation was interrupted.",),
+        )
+        return self._result(state, DeliberationStatus.INTERRUPTED, verdict, [], now)
+
+    def _result(
+        self,
+        state: RunState,
+        status: DeliberationStatus,
+        verdict: Verdict,
+        remembered: list[RememberedLesson],
+        finished: datetime,
+    ) -> DeliberationResult:
+        stored = verdict if status is DeliberationStatus.DONE else None
+        deliberation = replace(
+            state.deliberation, status=status, verdict=stored, finished_at=finished, usage=state.usage
+        )
+        return DeliberationResult(deliberation, tuple(state.turns), verdict, tuple(remembered), state.usage)
+
+    # --- start-up and inspection -------------------------------------------------------------------------------
+
+    def close_interrupted(self) -> list[Deliberation]:
+        """Mark every stored RUNNING deliberation INTERRUPTED (at start-up), so none stays running forever."""
+        now = self._clock.now()
+        closed: list[Deliberation] = []
+        for deliberation in self._log.running():
+            if deliberation.id is None:
+                continue
+            self._log.finish(deliberation.id, DeliberationStatus.INTERRUPTED, deliberation.verdict, now)
+            closed.append(replace(deliberation, status=DeliberationStatus.INTERRUPTED, finished_at=now))
+        return closed
+
+    def context_budget(self, persona: str, project: str, topic: str = "") -> PromptBudget:
+        """The token budget of a persona's turn prompt, against the project's latest deliberation (if any)."""
+        found = find_persona(self._personas.list(include_inactive=True), persona)
+        if found is None:
+            raise NotFoundError(f"No persona is named {persona!r}; see `nightwatch personas list` for the names.")
+        slug = project_slug(project)
+        latest = next((d for d in self._log.recent(50) if d.project == slug and d.id is not None), None)
+        window = ThreadWindow("", 0, ())
+        if latest is not None and latest.id is not None:
+            turns = [t for t in self._log.turns(latest.id) if not t.skipped]
+            window = self._context.peek(latest.thread, [ThreadMessage(t.persona, t.text, t.persona) for t in turns])
+            topic = topic or latest.topic
+        memory = self._memory.read(found, slug, topic, thread=window.recent_text())
+        thread = ThreadPrompt(summary="", messages=window.recent).render()
+        context = InteractionPrompt(slug, DEFAULT_KIND, 1, self.rounds, topic).render()
+        return self._compiler.budget(
+            found,
+            mode=DEFAULT_KIND,
+            memory=memory,
+            context=context,
+            thread=thread,
+            summary=window.summary,
+            window=self._policy.model_window,
+        )
+
+
+def _checkpoint(should_stop: Callable[[], bool]) -> None:
+    if should_stop():
+        raise _StoppedError

@@ -1,0 +1,284 @@
+"""Per-persona, per-project memory: the block read before a turn, reflection after it, and the explicit use cases.
+
+Every write goes through `MemoryStore.update`, whose change function parses the file, edits it and renders it, so
+concurrent writers lose nothing. Model calls (reflection, curation advice, compaction) happen outside that lock.
+Nothing here depends on which persona it is: a custom persona gets memory exactly like a default one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from nightwatch.domain.compaction import Compactor
+from nightwatch.domain.curation import features
+from nightwatch.domain.errors import InvalidInputError, LLMError, NightWatchError, NotFoundError
+from nightwatch.domain.junk import junk_reason
+from nightwatch.domain.memory_cache import DocumentCache, Snapshot
+from nightwatch.domain.memory_format import clean_lesson_text, header_part, live_line_count, new_document
+from nightwatch.domain.models import (
+    CompactionResult,
+    Lesson,
+    MemoryBlock,
+    Persona,
+    Purpose,
+    ReflectionContext,
+)
+from nightwatch.domain.names import check_slug
+from nightwatch.domain.ports import LLM, Clock, MemoryStore
+from nightwatch.domain.recall import Recall
+from nightwatch.domain.recording import Entry, Recorded, advise, record_all
+from nightwatch.domain.reflection import ReflectionPrompt, ask, parse_lessons
+from nightwatch.domain.tokens import estimate_tokens
+from nightwatch.prompts import Prompt
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class MemoryPolicy:
+    """Limits of one persona's memory for one project, and whether the model helps curate new lessons."""
+
+    token_budget: int = 2000
+    max_lines: int = 150
+    compaction_target: int = 50
+    max_lesson_chars: int = 400
+    use_model_for_curation: bool = True
+
+
+@dataclass(frozen=True)
+class MemoryBlockPrompt(Prompt):
+    """The lessons injected into a system prompt (the soul compiler puts its own heading above them)."""
+
+    template: ClassVar[str] = "memory_block.md.j2"
+
+    lessons: tuple[str, ...]
+
+    @classmethod
+    def example(cls) -> MemoryBlockPrompt:
+        return cls(
+            lessons=(
+                "Never merge a migration without a rollback script.",
+                "The auth module couples to the session store; review changes to both together.",
+            )
+        )
+
+
+class MemoryService:
+    """The memory use cases, for any persona and project."""
+
+    def __init__(self, *, store: MemoryStore, llm: LLM, clock: Clock, recall: Recall, policy: MemoryPolicy) -> None:
+        self.store = store
+        self.llm = llm
+        self.clock = clock
+        self.recall = recall
+        self.policy = policy
+        self._cache = DocumentCache()
+        self._compactor = Compactor(
+            store=store,
+            llm=llm,
+            cache=self._cache,
+            target=policy.compaction_target,
+            max_lesson_chars=policy.max_lesson_chars,
+        )
+        self._overhead = estimate_tokens(MemoryBlockPrompt(lessons=()).render())
+
+    # --- reading ------------------------------------------------------------------------------------------------
+
+    def read(self, persona: Persona, project: str, topic: str, thread: str = "") -> MemoryBlock:
+        """The most relevant lessons for the topic (and recent thread) that fit the token budget, rendered."""
+        snap = self._snapshot(persona, project)
+        if not snap.live:
+            return MemoryBlock()
+        query = "\n".join(part for part in (topic, thread) if part.strip())
+        budget = self.policy.token_budget
+        chosen = self.recall.select(snap.live, query, self.clock.now(), budget - self._overhead, snap.cost)
+        text = _render(chosen)
+        while chosen and estimate_tokens(text) > budget:  # the estimate is checked on the whole rendered block
+            chosen = _drop_lowest(chosen)
+            text = _render(chosen)
+        if not chosen:
+            return MemoryBlock(total_lessons=len(snap.live))
+        return MemoryBlock(tuple(chosen), text, estimate_tokens(text), len(snap.live))
+
+    def lessons(self, persona: Persona, project: str) -> list[Lesson]:
+        """Live lessons, in file order."""
+        return list(self._snapshot(persona, project).live)
+
+    def history(self, persona: Persona, project: str) -> list[Lesson]:
+        """Superseded lessons, kept for people to see; never injected."""
+        return self._snapshot(persona, project).doc.stale()
+
+    def search(self, persona: Persona, project: str, query: str, limit: int = 10) -> list[Lesson]:
+        """Live lessons sharing a keyword with `query`, best ranked first."""
+        live = self._snapshot(persona, project).live
+        ranked = [scored.lesson for scored in self.recall.rank(live, query, self.clock.now())]
+        wanted = features(query)
+        terms = wanted.words | wanted.values | wanted.names
+        phrase = " ".join(query.lower().split())
+        if not phrase:
+            return ranked[:limit]
+
+        def matches(lesson: Lesson) -> bool:
+            have = features(lesson.text)
+            return bool(terms & (have.words | have.values | have.names)) or phrase in lesson.text.lower()
+
+        return [lesson for lesson in ranked if matches(lesson)][:limit]
+
+    def projects(self, persona: Persona) -> list[str]:
+        """Project slugs this persona has a memory file for."""
+        return self.store.projects(persona.slug)
+
+    def path_hint(self, persona: Persona, project: str) -> str:
+        """Where the file lives, relative to NIGHTWATCH_HOME."""
+        return f"agents/{check_slug(persona.slug)}/memories/{check_slug(project)}/main.md"
+
+    # --- writing ------------------------------------------------------------------------------------------------
+
+    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:
+        """Ask the persona, in its role's words, for 1-3 lessons and record them; returns the lessons added."""
+        project = check_slug(project)
+        prompt = ReflectionPrompt.build(persona, project, context, self.policy.max_lesson_chars)
+        try:
+            answer = ask(self.llm, Purpose.REFLECTION, persona, prompt.render(), topic=context.topic, max_tokens=400)
+        except LLMError as err:
+            log.warning("Reflection by %s on %s recorded nothing: the model failed (%s)", persona.name, project, err)
+            return []
+        texts = parse_lessons(answer, max_chars=self.policy.max_lesson_chars)
+        if not texts:
+            if answer.strip().strip(".").upper() == "NONE":
+                log.info("Reflection by %s on %s: nothing worth remembering", persona.name, project)
+            else:
+                log.warning("Reflection by %s on %s recorded nothing: no lessons in %r", persona.name, project, answer)
+            return []
+        instructions = prompt.instructions_only().render()
+        context_parts = (context.topic, context.summary, context.outcome)
+        kept = [text for text in texts if not self._junk(persona, project, text, instructions, context_parts)][:3]
+        entry = Entry(self.clock.now().date(), header_part(context.kind) or "note", _link(context.link))
+        outcomes = self._record(persona, project, kept, entry, allow_skip=True)
+        return [outcome.lesson for outcome in outcomes if outcome.created and outcome.lesson is not None]
+
+    def remember(
+        self, persona: Persona, project: str, text: str, *, kind: str = "manual", link: str | None = None
+    ) -> Lesson:
+        """Record a lesson a person gave; a restatement of one already kept counts that one as seen again."""
+        project = check_slug(project)
+        lesson = clean_lesson_text(text)
+        limit = self.policy.max_lesson_chars
+        if not lesson:
+            raise InvalidInputError("A lesson cannot be empty: write one sentence worth remembering.")
+        if len(lesson) > limit:
+            raise InvalidInputError(f"That lesson is {len(lesson)} characters long; shorten it to at most {limit}.")
+        reason = junk_reason(lesson)
+        if reason:
+            raise InvalidInputError(f"Not remembered: {reason}. Write a lesson a teammate could act on.")
+        entry = Entry(self.clock.now().date(), header_part(kind) or "manual", _link(link))
+        outcome = self._record(persona, project, [lesson], entry, allow_skip=False)[0]
+        if outcome.lesson is None:
+            raise InvalidInputError(f"Not remembered: {outcome.reason}. Write it as one new lesson.")
+        return outcome.lesson
+
+    def forget(self, persona: Persona, project: str, lesson_id: str) -> Lesson:
+        """Remove the lesson with this id (live or superseded); NotFoundError when there is none."""
+        project = check_slug(project)
+        wanted = lesson_id.strip().lower()
+        removed: list[Lesson] = []
+
+        def drop(lesson: Lesson) -> Lesson | None:
+            if lesson.id != wanted:
+                return lesson
+            removed.append(lesson)
+            return None
+
+        def change(text: str) -> str:
+            removed.clear()
+            kept = self._cache.document(persona.slug, project, text).map_lessons(drop)
+            return kept.render() if removed else text
+
+        self.store.update(persona.slug, project, change)
+        if not removed:
+            raise NotFoundError(
+                f"{persona.name} has no lesson with id {wanted!r} in its memory of {project}; "
+                "list its lessons to see their ids."
+            )
+        return removed[0]
+
+    def note_injected(self, persona: Persona, project: str, lesson_ids: Sequence[str]) -> None:
+        """Count one more injection for each of these lessons (a ranking signal)."""
+        project = check_slug(project)
+        wanted = set(lesson_ids)
+
+        def bump(lesson: Lesson) -> Lesson:
+            return replace(lesson, injected=lesson.injected + 1) if lesson.id in wanted and not lesson.stale else lesson
+
+        def change(text: str) -> str:
+            return self._cache.document(persona.slug, project, text).map_lessons(bump).render() if text else text
+
+        if wanted:
+            self.store.update(persona.slug, project, change)
+
+    def compact(self, persona: Persona, project: str) -> CompactionResult:
+        """Ask the persona to condense its memory to the target; the file changes only if the result is valid."""
+        return self._compactor.compact(persona, check_slug(project), self.clock.now().date())
+
+    def rollback(self, persona: Persona, project: str) -> bool:
+        """Restore the version kept before the last compaction; False when there is none."""
+        return self.store.rollback(persona.slug, check_slug(project))
+
+    # --- internals ----------------------------------------------------------------------------------------------
+
+    def _record(
+        self, persona: Persona, project: str, texts: list[str], entry: Entry, *, allow_skip: bool
+    ) -> list[Recorded]:
+        if not texts:
+            return []
+        live = self._snapshot(persona, project).live
+        hints = advise(self.llm, persona, project, texts, live) if self.policy.use_model_for_curation else {}
+        outcomes: list[Recorded] = []
+
+        def change(text: str) -> str:
+            title = f"{persona.name} · memory for {project}"
+            base = self._cache.document(persona.slug, project, text) if text else new_document(title)
+            doc, done = record_all(base, texts, hints, entry, allow_skip=allow_skip)
+            outcomes[:] = done
+            return doc.render() if any(outcome.action != "skip" for outcome in done) else text
+
+        new_text = self.store.update(persona.slug, project, change)
+        for outcome in outcomes:
+            if outcome.action == "skip":
+                log.info("%s did not record a lesson on %s: %s", persona.name, project, outcome.reason)
+        if live_line_count(new_text) > self.policy.max_lines:
+            try:
+                result = self.compact(persona, project)
+            except NightWatchError as err:  # the lessons are safely written; compaction can wait for the next write
+                log.warning("Could not compact %s's memory of %s: %s", persona.name, project, err)
+            else:
+                log.info("Compacting %s's memory of %s: %s", persona.name, project, result.message)
+        return outcomes
+
+    def _junk(self, persona: Persona, project: str, text: str, instructions: str, context: Sequence[str]) -> bool:
+        reason = junk_reason(text, instructions=instructions, context=context)
+        if reason:
+            log.info("%s's reflection on %s dropped %r: %s", persona.name, project, text, reason)
+        return reason is not None
+
+    def _snapshot(self, persona: Persona, project: str) -> Snapshot:
+        project = check_slug(project)
+        return self._cache.snapshot(persona.slug, project, self.store.read(persona.slug, project))
+
+
+def _render(chosen: Sequence[Lesson]) -> str:
+    return MemoryBlockPrompt(lessons=tuple(lesson.text for lesson in chosen)).render() if chosen else ""
+
+
+def _drop_lowest(chosen: list[Lesson]) -> list[Lesson]:
+    """Drop the lowest-ranked lesson: the last unpinned one, or a pinned one when nothing else is left."""
+    unpinned = [i for i, lesson in enumerate(chosen) if not lesson.pinned]
+    at = unpinned[-1] if unpinned else len(chosen) - 1
+    return chosen[:at] + chosen[at + 1 :]
+
+
+def _link(link: str | None) -> str | None:
+    return header_part(link) if link and link.strip() else None

@@ -1,0 +1,181 @@
+"""A memory file as a document: sections of lines, each a lesson or a line kept verbatim, and its rendering.
+
+Editing methods return a new document. A lesson nobody changed keeps its original line, so a rewrite touches only
+the lines it means to; `memory_format.parse` builds documents from text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
+
+from nightwatch.domain.models import Lesson
+
+HISTORY_TITLE = "Superseded"
+PIN = "📌"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the file: a lesson (with its original text while nobody changed it) or a line kept verbatim."""
+
+    raw: str | None = None
+    lesson: Lesson | None = None
+
+
+@dataclass(frozen=True)
+class Section:
+    """A run of lines under one `## ...` header; the first section of a file (the preamble) has no header."""
+
+    header: str | None
+    lines: tuple[Line, ...] = ()
+    day: date | None = None
+    kind: str = "note"
+    link: str | None = None
+    history: bool = False
+
+    def lessons(self) -> Iterator[Lesson]:
+        return (line.lesson for line in self.lines if line.lesson is not None)
+
+
+@dataclass(frozen=True)
+class MemoryDocument:
+    """A parsed memory file. Editing methods return a new document; `render()` gives the file's text."""
+
+    sections: tuple[Section, ...]
+    trailing_newline: bool = True
+
+    # --- reading ------------------------------------------------------------------------------------------------
+
+    def all_lessons(self) -> list[Lesson]:
+        return [lesson for section in self.sections for lesson in section.lessons()]
+
+    def live(self) -> list[Lesson]:
+        return [lesson for lesson in self.all_lessons() if not lesson.stale]
+
+    def stale(self) -> list[Lesson]:
+        return [lesson for lesson in self.all_lessons() if lesson.stale]
+
+    # --- editing ------------------------------------------------------------------------------------------------
+
+    def map_lessons(self, change: Callable[[Lesson], Lesson | None]) -> MemoryDocument:
+        """Apply `change` to every lesson: the same object keeps its line, a new one is re-rendered, None drops it."""
+        sections = []
+        for section in self.sections:
+            lines: list[Line] = []
+            for line in section.lines:
+                if line.lesson is None:
+                    lines.append(line)
+                    continue
+                changed = change(line.lesson)
+                if changed is line.lesson:
+                    lines.append(line)
+                elif changed is not None:
+                    lines.append(Line(lesson=changed))
+            sections.append(replace(section, lines=tuple(lines)))
+        return replace(self, sections=tuple(sections))
+
+    def append(self, lessons: Iterable[Lesson], day: date, kind: str, link: str | None) -> MemoryDocument:
+        """Add lessons under `## <day> · <kind> · <link>`, reusing that section when it is the newest one."""
+        new_lines = tuple(Line(lesson=lesson) for lesson in lessons)
+        if not new_lines:
+            return self
+        sections = list(self.sections)
+        at = next((i for i, s in enumerate(sections) if s.history), len(sections))
+        newest = sections[at - 1] if at > 0 else None
+        if newest is not None and newest.header is not None and (newest.day, newest.kind, newest.link) == (
+            day,
+            kind,
+            link,
+        ):
+            body, blanks = _split_trailing_blanks(newest.lines)
+            sections[at - 1] = replace(newest, lines=body + new_lines + blanks)
+            return replace(self, sections=tuple(sections))
+        header = " · ".join(part for part in (day.isoformat(), kind, link) if part)
+        _ensure_blank_before(sections, at)
+        blank = (Line(raw=""),) if at < len(sections) else ()
+        section = Section(header=f"## {header}", lines=new_lines + blank, day=day, kind=kind, link=link)
+        sections.insert(at, section)
+        return replace(self, sections=tuple(sections))
+
+    def supersede(self, old_id: str, new_id: str, day: date) -> MemoryDocument:
+        """Move every live lesson with `old_id` into the history section, marked as replaced by `new_id`."""
+        moved = [lesson for lesson in self.live() if lesson.id == old_id]
+        if not moved:
+            return self
+        kept = self.map_lessons(lambda lesson: None if lesson.id == old_id and not lesson.stale else lesson)
+        stale = [
+            replace(lesson, superseded_by=new_id, recorded_at=datetime(day.year, day.month, day.day, tzinfo=UTC))
+            for lesson in moved
+        ]
+        return kept.add_history(stale)
+
+    def add_history(self, lessons: Iterable[Lesson]) -> MemoryDocument:
+        new_lines = tuple(Line(lesson=lesson) for lesson in lessons)
+        if not new_lines:
+            return self
+        sections = list(self.sections)
+        at = next((i for i, s in enumerate(sections) if s.history), None)
+        if at is None:
+            _ensure_blank_before(sections, len(sections))
+            sections.append(Section(header=f"## {HISTORY_TITLE}", lines=new_lines, history=True))
+        else:
+            body, blanks = _split_trailing_blanks(sections[at].lines)
+            sections[at] = replace(sections[at], lines=body + new_lines + blanks)
+        return replace(self, sections=tuple(sections))
+
+    # --- writing ------------------------------------------------------------------------------------------------
+
+    def render(self) -> str:
+        """The file's text; untouched lines come back exactly as they were read."""
+        out: list[str] = []
+        for section in self.sections:
+            if section.header is not None:
+                out.append(section.header)
+            out.extend(line.raw if line.raw is not None else render_lesson(line.lesson) for line in section.lines)
+        text = "\n".join(out)
+        return text + "\n" if self.trailing_newline and out else text
+
+
+def new_document(title: str) -> MemoryDocument:
+    """An empty memory file with a title line."""
+    return MemoryDocument(sections=(Section(header=None, lines=(Line(raw=f"# {title}"), Line(raw=""))),))
+
+
+def render_lesson(lesson: Lesson | None) -> str:
+    """One bullet line for a lesson, with metadata in a trailing HTML comment only when it is not the default."""
+    if lesson is None:
+        return ""
+    meta: list[str] = []
+    if lesson.stale:
+        meta.append(f"superseded-by:{lesson.superseded_by}")
+        meta.append(f"on:{lesson.recorded_at.date().isoformat()}")
+    if lesson.seen != 1:
+        meta.append(f"seen:{lesson.seen}")
+    if lesson.injected:
+        meta.append(f"injected:{lesson.injected}")
+    body = f"~~{lesson.text}~~" if lesson.stale else lesson.text
+    pin = f"{PIN} " if lesson.pinned else ""
+    comment = f" <!-- {' '.join(meta)} -->" if meta else ""
+    return f"- {pin}{body}{comment}"
+
+
+def _split_trailing_blanks(lines: tuple[Line, ...]) -> tuple[tuple[Line, ...], tuple[Line, ...]]:
+    end = len(lines)
+    while end > 0 and lines[end - 1].lesson is None and not (lines[end - 1].raw or "").strip():
+        end -= 1
+    return lines[:end], lines[end:]
+
+
+def _ensure_blank_before(sections: list[Section], at: int) -> None:
+    """Make the section before index `at` end with a blank line, so a new header stands apart."""
+    if at == 0:
+        return
+    before = sections[at - 1]
+    last = before.lines[-1] if before.lines else None
+    if last is not None and last.lesson is None and not (last.raw or "").strip():
+        return
+    if before.header is None and not before.lines:
+        return
+    sections[at - 1] = replace(before, lines=(*before.lines, Line(raw="")))

@@ -1,0 +1,266 @@
+"""One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
+
+A turn reads the persona's memory for the topic, compiles its system prompt around the thread window, asks the model
+and posts the answer unless it is SKIP, empty or a near-duplicate (those are stored as skipped, not posted).
+A model failure skips only that persona's turn, with a notice in the thread.
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+from dataclasses import dataclass, field
+from typing import ClassVar, Protocol
+
+from nightwatch.domain.errors import LLMError, NightWatchError
+from nightwatch.domain.models import (
+    ChatMessage,
+    Deliberation,
+    Lesson,
+    LLMRequest,
+    MemoryBlock,
+    Persona,
+    Purpose,
+    ReflectionContext,
+    SystemPrompt,
+    ThreadMessage,
+    Turn,
+    Usage,
+    Verdict,
+)
+from nightwatch.domain.participants import Panel
+from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Poster
+from nightwatch.domain.replies import shape_reply
+from nightwatch.domain.soul import SoulCompiler
+from nightwatch.domain.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
+from nightwatch.prompts import Prompt
+
+log = logging.getLogger(__name__)
+
+CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can follow
+
+
+class PersonaMemory(Protocol):
+    """What a deliberation needs of the memory service."""
+
+    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock: ...
+
+    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
+
+    def note_injected(self, persona: Persona, project: str, lesson_ids: builtins.list[str]) -> None: ...
+
+
+@dataclass(frozen=True)
+class TurnPrompt(Prompt):
+    """The instruction for one persona's turn (the thread itself is in the system prompt)."""
+
+    template: ClassVar[str] = "turn.md.j2"
+    name: str
+    round: int
+    words: int
+    as_lead: bool = False
+    lead: str = ""
+    changes: str = ""
+    action_items: tuple[str, ...] = ()
+    addressed: bool = False
+
+    @classmethod
+    def example(cls) -> TurnPrompt:
+        return cls(
+            name="Priya",
+            round=2,
+            words=150,
+            lead="Carlos",
+            changes="Cover token expiry before merging.",
+            action_items=("Priya: add an expiry test.",),
+            addressed=True,
+        )
+
+
+@dataclass(frozen=True)
+class InteractionPrompt(Prompt):
+    """The per-interaction context at the end of the system prompt: project, kind, round, topic."""
+
+    template: ClassVar[str] = "interaction.md.j2"
+    project: str
+    kind: str
+    round: int
+    max_rounds: int
+    topic: str
+    link: str | None = None
+
+    @classmethod
+    def example(cls) -> InteractionPrompt:
+        return cls(
+            project="night-watch",
+            kind="pr_review",
+            round=1,
+            max_rounds=2,
+            topic="Store sessions in Redis?",
+            link="https://example.com/pr/42",
+        )
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What every turn of one deliberation shares."""
+
+    topic: str
+    project: str  # a slug
+    thread: str
+    kind: str
+    link: str | None
+    max_rounds: int
+
+
+@dataclass
+class RunState:
+    """The working state of one deliberation; only the engine and its turns change it."""
+
+    scope: Scope
+    poster: Poster
+    panel: Panel
+    deliberation: Deliberation
+    first_message: int  # index in the thread where this deliberation began
+    human_seen: int  # human messages before this index have been scanned for names
+    usage: Usage = field(default_factory=Usage)
+    unsaved_usage: Usage = field(default_factory=Usage)  # added to the stored total at the end of each round
+    turns: list[Turn] = field(default_factory=list)
+    replies: int = 0
+    speakers: dict[str, Persona] = field(default_factory=dict)  # by slug, in order of first turn
+    memory: dict[str, MemoryBlock] = field(default_factory=dict)  # last block read, by slug
+    injected: dict[str, set[str]] = field(default_factory=dict)  # lesson ids injected, by slug
+    addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
+    changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
+
+    @property
+    def id(self) -> int:
+        if self.deliberation.id is None:
+            raise ValueError("the deliberation was not started in the log")
+        return self.deliberation.id
+
+
+class TurnTaker:
+    """Takes one persona's turn and keeps the run's usage and log up to date."""
+
+    def __init__(
+        self,
+        *,
+        memory: PersonaMemory,
+        compiler: SoulCompiler,
+        llm: LLM,
+        log: DeliberationLog,
+        clock: Clock,
+        context: ThreadContext,
+        reply_chars: int,
+    ) -> None:
+        self._memory = memory
+        self._compiler = compiler
+        self._llm = llm
+        self._log = log
+        self._clock = clock
+        self._context = context
+        self._reply_chars = reply_chars
+
+    def take(self, state: RunState, persona: Persona, round_no: int) -> None:
+        """Ask `persona` for its reply, post it unless dropped, and store the turn."""
+        messages = state.poster.messages()
+        window = self.window(state, messages)
+        memory = self.read_memory(state, persona, window)
+        state.speakers.setdefault(persona.slug, persona)
+        request = LLMRequest(
+            purpose=Purpose.TURN,
+            system=self.system(state, persona, memory, round_no),
+            messages=conversation(window, self._instruction(state, persona, round_no)),
+            max_tokens=max(100, self._reply_chars // 3),
+            model=persona.model,
+            persona=persona,
+            topic=state.scope.topic,
+        )
+        try:
+            response = self._llm.complete(request)
+        except LLMError as error:
+            log.warning("%s's turn failed: %s", persona.name, error)
+            state.poster.post_notice(f"{persona.name} could not answer this turn ({error}); the others carry on.")
+            return
+        self.add_usage(state, response.usage)
+        shaped = shape_reply(response.text, earlier=[m.text for m in messages], limit=self._reply_chars)
+        if shaped.posted:
+            state.poster.post_turn(persona, shaped.text)
+            state.replies += 1
+        turn = Turn(
+            persona=persona.name,
+            role=persona.role,
+            text=shaped.text,
+            round=round_no,
+            lessons_injected=len(memory.lessons),
+            skipped=not shaped.posted,
+            usage=response.usage,
+            created_at=self._clock.now(),
+        )
+        self._log.add_turn(state.id, turn)
+        state.turns.append(turn)
+        state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
+
+    def window(self, state: RunState, messages: list[ThreadMessage]) -> ThreadWindow:
+        """The thread window for the next call (summarising older messages when they fell out)."""
+        window = self._context.window(state.scope.thread, messages, state.scope.topic)
+        self.add_usage(state, window.usage)
+        return window
+
+    def read_memory(self, state: RunState, persona: Persona, window: ThreadWindow) -> MemoryBlock:
+        """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn."""
+        try:
+            block = self._memory.read(persona, state.scope.project, state.scope.topic, thread=window.recent_text())
+        except (NightWatchError, OSError) as error:
+            log.warning("could not read %s's memory (%s); the turn goes on without it", persona.name, error)
+            block = MemoryBlock()
+        state.memory[persona.slug] = block
+        return block
+
+    def system(self, state: RunState, persona: Persona, memory: MemoryBlock, round_no: int) -> SystemPrompt:
+        """The persona's system prompt, ending with this interaction's context."""
+        scope = state.scope
+        context = InteractionPrompt(
+            project=scope.project,
+            kind=scope.kind,
+            round=round_no,
+            max_rounds=scope.max_rounds,
+            topic=scope.topic,
+            link=scope.link,
+        ).render()
+        return self._compiler.compile(persona, mode=scope.kind, memory=memory, context=context)
+
+    def add_usage(self, state: RunState, usage: Usage) -> None:
+        """Add a call's token usage to the run; `save_usage` adds it to the stored deliberation."""
+        state.usage += usage
+        state.unsaved_usage += usage
+
+    def save_usage(self, state: RunState) -> None:
+        """Add the usage not yet stored to the deliberation's total.
+
+        Called once per round and at the end rather than per call: each write is a commit, and a turn's own usage
+        is stored with the turn anyway, so a crash mid-round loses at most one round from the total.
+        """
+        if state.unsaved_usage != Usage():
+            self._log.add_usage(state.id, state.unsaved_usage)
+            state.unsaved_usage = Usage()
+
+    def _instruction(self, state: RunState, persona: Persona, round_no: int) -> str:
+        changes = state.changes
+        return TurnPrompt(
+            name=persona.name,
+            round=round_no,
+            words=max(20, self._reply_chars // CHARS_PER_WORD),
+            as_lead=persona.slug == state.panel.lead.slug,
+            lead=state.panel.lead.name,
+            changes=changes.summary if changes else "",
+            action_items=changes.action_items if changes else (),
+            addressed=persona.slug in state.addressed,
+        ).render()
+
+
+def conversation(window: ThreadWindow, instruction: str) -> tuple[ChatMessage, ...]:
+    """The user turn of a call: the thread window, then what is asked, as two messages (the API joins them)."""
+    thread = ThreadPrompt(summary=window.summary, messages=window.recent).render()
+    return (ChatMessage("user", thread), ChatMessage("user", instruction))

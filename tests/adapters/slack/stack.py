@@ -1,0 +1,135 @@
+"""A real Night Watch stack (wiring, SQLite, memory files, offline model) with its Slack app pointed at FakeSlack."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+import uuid
+from typing import Any
+
+from injector import Injector, Module
+from slack_bolt import App, BoltRequest, BoltResponse
+from slack_bolt.authorization import AuthorizeResult
+from slack_sdk import WebClient
+from sqlalchemy import Engine
+
+from nightwatch.adapters.slack.app import SlackApp
+from nightwatch.adapters.slack_state import SlackState
+from nightwatch.config import Settings
+from nightwatch.domain.deliberation import DeliberationEngine
+from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.ports import Clock, DeliberationLog
+from nightwatch.startup import start
+from nightwatch.wiring import build_injector
+from tests import payloads
+from tests.fake_slack import FakeSlack
+
+ADMIN = "UADMIN"
+MEMBER = "U1"
+BOT_TOKEN = "xoxb-test-token"
+APP_TOKEN = "xapp-1-test-token"
+
+
+def stack_settings(home: Path, api_url: str, *, workers: int = 4, **extra: str) -> Settings:
+    env = {
+        "NIGHTWATCH_HOME": str(home),
+        "NIGHTWATCH_LLM": "offline",
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_APP_TOKEN": APP_TOKEN,
+        "SLACK_API_URL": api_url,
+        "NIGHTWATCH_ADMINS": ADMIN,
+        "NIGHTWATCH_WORKERS": str(workers),
+        **extra,
+    }
+    return Settings.from_env(env)
+
+
+def authorize(**_: Any) -> AuthorizeResult:
+    return AuthorizeResult(enterprise_id=None, team_id="T1", bot_user_id="UBOT", bot_id="B1", bot_token=BOT_TOKEN)
+
+
+@dataclass
+class Stack:
+    """The container, the Slack app and the bits tests look at."""
+
+    settings: Settings
+    container: Injector
+    slack: SlackApp
+    state: SlackState
+
+    @property
+    def app(self) -> App:
+        return self.slack.app
+
+    @property
+    def personas(self) -> PersonaService:
+        return self.container.get(PersonaService)
+
+    @property
+    def memory(self) -> MemoryService:
+        return self.container.get(MemoryService)
+
+    @property
+    def log(self) -> DeliberationLog:
+        return self.container.get(DeliberationLog)
+
+    def dispatch(self, body: dict[str, Any]) -> BoltResponse:
+        """Hand a payload to Bolt as the Socket Mode adapter does; returns Bolt's response (the ack)."""
+        return self.app.dispatch(BoltRequest(body=body, mode="socket_mode"))
+
+    def command(self, fake: FakeSlack, text: str, *, user: str = "U1") -> dict[str, Any]:
+        """Run `/nightwatch <text>` and return what it answered through its response_url."""
+        before = len(fake.calls_to("response_url"))
+        response_url = f"{fake.http_url}/response/{uuid.uuid4().hex}"
+        trigger_id = fake.new_trigger_id()
+        ack = self.dispatch(payloads.slash_command(text, user=user, response_url=response_url, trigger_id=trigger_id))
+        assert ack.status == 200
+        fake.wait_for(lambda: len(fake.calls_to("response_url")) > before)
+        return fake.calls_to("response_url")[before].args
+
+    def drain(self, timeout: float = 10.0) -> None:
+        """Let every listener and deliberation finish (the app takes no more work afterwards)."""
+        assert self.slack.shutdown(timeout), "deliberations still running"
+
+
+def build_stack(
+    home: Path,
+    fake: FakeSlack,
+    *,
+    overrides: tuple[Module, ...] = (),
+    workers: int = 4,
+    with_authorize: bool = True,
+    **slack_app_args: Any,
+) -> Stack:
+    """Wire the real stack; `with_authorize` uses a fixed AuthorizeResult (listener tests) instead of auth.test."""
+    settings = stack_settings(home, fake.api_url, workers=workers)
+    container = build_injector(settings, *overrides)
+    start(container)
+    state = SlackState(container.get(Engine))
+    client = WebClient(token=BOT_TOKEN, base_url=fake.api_url)
+    slack = SlackApp(
+        settings=settings.slack,
+        personas=container.get(PersonaService),
+        memory=container.get(MemoryService),
+        engine=container.get(DeliberationEngine),
+        log=container.get(DeliberationLog),
+        state=state,
+        clock=container.get(Clock),
+        client=client,
+        authorize=authorize if with_authorize else None,
+        **slack_app_args,
+    )
+    return Stack(settings, container, slack, state)
+
+
+@contextmanager
+def running_stack(home: Path, fake: FakeSlack, **kwargs: Any) -> Iterator[Stack]:
+    stack = build_stack(home, fake, **kwargs)
+    try:
+        yield stack
+    finally:
+        stack.slack.shutdown(5)
+        stack.container.get(Engine).dispose()

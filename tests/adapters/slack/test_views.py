@@ -1,0 +1,96 @@
+"""Block Kit builders and the persona modal: limits, escaping, and the form round trip."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from nightwatch.adapters.slack.persona_modal import FIELDS, Submission, field_errors, persona_modal, to_draft
+from nightwatch.adapters.slack.views import (
+    VIEW_BLOCKS,
+    ForgetTarget,
+    PersonaMemory,
+    help_blocks,
+    home_view,
+    memory_blocks,
+    personas_blocks,
+)
+from nightwatch.domain.models import Lesson, Persona, Soul, Style
+from tests import payloads
+from tests.fakes import T0
+
+MAYA = Persona(
+    name="Maya", slug="maya", role="Security Reviewer", avatar="🔒", id=3,
+    soul=Soul(who_i_am="I review for attacks.", worldview=("Inputs are hostile.",),
+              opinions={"auth": ("Tokens expire.", "Sessions are revocable.")}, pet_peeves=("Secrets in logs.",)),
+    style=Style(tone="calm", words_used=("blast radius", "threat"), anti_patterns=("Vague warnings.",)),
+)
+
+
+def lesson(number: int, text: str = "") -> Lesson:
+    return Lesson(id=f"id{number:04d}", text=text or f"Lesson number {number}", recorded_at=T0 + timedelta(days=number))
+
+
+def test_the_modal_shows_every_editable_field_with_multiline_inputs_for_long_text() -> None:
+    view = persona_modal(MAYA)
+    blocks = {b["block_id"]: b for b in view["blocks"]}
+    assert set(blocks) == {f.key for f in FIELDS} | {"active"}
+    assert blocks["who_i_am"]["element"]["multiline"] and blocks["opinions"]["element"]["multiline"]
+    assert not blocks["name"]["element"]["multiline"] and blocks["name"]["element"]["max_length"] == 40
+    assert blocks["opinions"]["element"]["initial_value"] == "auth: Tokens expire.\nauth: Sessions are revocable."
+    assert view["private_metadata"] == '{"id": 3}' and len(view["title"]["text"]) <= 24
+
+
+def test_a_submission_round_trips_and_keeps_fields_the_modal_does_not_show() -> None:
+    initial = {b["block_id"]: b["element"].get("initial_value", "") for b in persona_modal(MAYA)["blocks"]}
+    form = payloads.persona_form(**{k: v for k, v in initial.items() if k != "active"}, active=False)
+    submission = Submission.parse(payloads.view_submission(form, persona_id=3)["view"])
+    assert submission.persona_id == 3 and submission.active is False
+    assert field_errors(submission) == {}
+    draft = to_draft(submission, MAYA)
+    assert draft.soul == MAYA.soul and draft.style == MAYA.style and draft.active is False
+
+
+def test_words_split_on_commas_and_lines_and_bullets_are_stripped() -> None:
+    form = payloads.persona_form(name="Rita", role="QA", words_used="ship, rollback\nflag",
+                                 worldview="- one\n• two\n\n")
+    draft = to_draft(Submission.parse(payloads.view_submission(form)["view"]), None)
+    assert draft.style is not None and draft.style.words_used == ("ship", "rollback", "flag")
+    assert draft.soul is not None and draft.soul.worldview == ("one", "two")
+
+
+def test_field_errors_name_the_block_of_each_bad_field() -> None:
+    form = payloads.persona_form(name="", role="", model="has spaces", avatar="nope")
+    errors = field_errors(Submission.parse(payloads.view_submission(form)["view"]))
+    assert set(errors) == {"name", "role", "model", "avatar"}
+
+
+def test_personas_list_respects_the_message_block_limit() -> None:
+    many = [replace(MAYA, name=f"P{i}", slug=f"p{i}", id=i) for i in range(40)]
+    blocks = personas_blocks(many)
+    assert len(blocks) <= 50 and "more" in str(blocks[-1])
+
+
+def test_memory_list_escapes_text_and_encodes_the_forget_target() -> None:
+    blocks = memory_blocks(MAYA, "general", [lesson(1, "Never log <!channel> & <@U1> tokens")])
+    text = blocks[1]["text"]["text"]
+    assert "&lt;!channel&gt; &amp; &lt;@U1&gt;" in text
+    target = ForgetTarget.decode(blocks[1]["accessory"]["value"])
+    assert target == ForgetTarget("maya", "general", "id0001", "list")
+
+
+def test_the_home_view_stays_within_the_view_block_limit() -> None:
+    personas = [replace(MAYA, name=f"P{i}", slug=f"p{i}", id=i) for i in range(12)]
+    entries = [PersonaMemory(p, tuple((f"proj{j}", tuple(lesson(k) for k in range(5)), 9) for j in range(3)))
+               for p in personas]
+    view = home_view(entries, admin=True)
+    assert view["type"] == "home" and len(view["blocks"]) <= VIEW_BLOCKS
+    assert "showing 5" in str(view["blocks"]) and "More personas than fit" in str(view["blocks"][-1])
+
+
+def test_help_lists_the_subcommands_and_the_personas() -> None:
+    text = str(help_blocks(command="/nightwatch", bot="<@UBOT>", personas=[MAYA, replace(MAYA, name="Carlos")]))
+    for sub in ("ask", "personas", "persona new", "memory search", "remember", "forget", "context", "project",
+                "history"):
+        assert f"/nightwatch {sub}" in text
+    assert "Maya and Carlos" in text

@@ -1,0 +1,269 @@
+"""Writing lessons: dedup, supersession with history, the junk guard, and the model's curation advice."""
+
+from __future__ import annotations
+
+import pytest
+
+from nightwatch.domain.curation import decide, is_duplicate, parse_curation
+from nightwatch.domain.errors import InvalidInputError, LLMUnavailableError
+from nightwatch.domain.junk import junk_reason
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory_format import UNDATED, lesson_id, parse
+from nightwatch.domain.models import Lesson, LLMRequest, Persona, Purpose, ReflectionContext
+from nightwatch.domain.recall import Recall
+from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM
+
+DEV = Persona(name="Dev", slug="dev", role="Implementer")
+CONTEXT = ReflectionContext(kind="pr_review", topic="PR 7: cache warmup", summary="Cache warmup ran too long on boot.")
+
+
+def service(llm: ScriptedLLM | None = None, *, model: bool = False) -> tuple[MemoryService, InMemoryMemoryStore]:
+    store = InMemoryMemoryStore()
+    policy = MemoryPolicy(use_model_for_curation=model)
+    memory = MemoryService(store=store, llm=llm or ScriptedLLM(), clock=FakeClock(), recall=Recall(), policy=policy)
+    return memory, store
+
+
+def _lesson(text: str) -> Lesson:
+    return Lesson(id=lesson_id(text), text=text, recorded_at=UNDATED)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Never merge a migration without a rollback script.", "never merge a migration without a rollback script"),
+        ("Never merge a migration without a rollback script.", "Never merge migrations without rollback scripts."),
+        ("Pin the CI image to node 20.11.", "Always pin the CI image to node 20.11."),
+        (
+            "Review auth.py and session.py together in one PR.",
+            "Review `auth.py` and `session.py` together in one PR, carefully.",
+        ),
+        ("The release train runs on Tuesdays.", "Release trains run on Tuesdays"),
+        ("Do not deploy on Fridays.", "Don't deploy on Fridays!"),
+    ],
+)
+def test_restatements_are_duplicates(a: str, b: str) -> None:
+    assert is_duplicate(a, b)
+    assert is_duplicate(b, a)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Retry flaky tests 3 times.", "Retry flaky tests 5 times."),  # number
+        ("Freeze deploys from 2026-11-20.", "Freeze deploys from 2026-12-20."),  # date
+        ("Pin the CI image to node 20.11.", "Pin the CI image to node 22.1."),  # version
+        ("Upgrade to v1.2 first.", "Upgrade to v1.3 first."),  # version
+        ("Review auth.py with the session store.", "Review billing.py with the session store."),  # file
+        ("The auth module couples to the session store.", "The billing module couples to the session store."),
+        ("Approve dependency bumps that pass CI.", "Reject dependency bumps that pass CI."),  # decision
+        ("Enable the feature flag for beta users.", "Disable the feature flag for beta users."),
+        ("Always squash commits on merge.", "Never squash commits on merge."),
+        ("Deploy on Fridays.", "Do not deploy on Fridays."),
+        ("The release train runs on Tuesdays.", "The release train runs on Thursdays."),  # weekday
+        ("Service12 needs its own alert route.", "Service13 needs its own alert route."),  # component name
+        ("Cache keys include the tenant id.", "Log lines include the request id."),  # different subject
+    ],
+)
+def test_lessons_differing_in_a_specific_are_not_duplicates(a: str, b: str) -> None:
+    assert not is_duplicate(a, b)
+    assert not is_duplicate(b, a)
+
+
+def test_deterministic_rule_merges_supersedes_or_creates() -> None:
+    old = [_lesson("Retry flaky tests 3 times."), _lesson("The auth module couples to the session store.")]
+    assert decide("Retry flaky tests 3 times!", old).action == "merge"
+    assert decide("Retry flaky tests 5 times.", old) == decide("Retry flaky tests 5 times.", old[:1])
+    assert decide("Retry flaky tests 5 times.", old).target == old[0].id
+    assert decide("Retry flaky tests 5 times.", old).action == "supersede"
+    assert decide("The billing module couples to the session store.", old).action == "create"
+    assert decide("Use structured logging everywhere.", old).action == "create"
+
+
+def test_fifty_repeats_make_one_entry_seen_fifty_times() -> None:
+    llm = ScriptedLLM(default={Purpose.REFLECTION: "- Warm the cache lazily; eager warmup blocks boot for 40 s."})
+    memory, store = service(llm, model=True)
+    for _ in range(50):
+        memory.reflect(DEV, "p", CONTEXT)
+    [lesson] = memory.lessons(DEV, "p")
+    assert lesson.seen == 50
+    assert store.files[("dev", "p")].count("Warm the cache lazily") == 1
+    assert "<!-- seen:50 -->" in store.files[("dev", "p")]
+    assert llm.calls(Purpose.CURATION) == []  # exact restatements need no model
+
+
+def test_merge_by_remember_returns_the_existing_lesson_counted_again() -> None:
+    memory, _ = service()
+    first = memory.remember(DEV, "p", "Never merge migrations without rollback scripts.")
+    again = memory.remember(DEV, "p", "never merge a migration without a rollback script")
+    assert again.id == first.id
+    assert again.seen == 2
+    assert len(memory.lessons(DEV, "p")) == 1
+
+
+def test_supersession_keeps_history_and_leaves_the_stale_lesson_out_of_read() -> None:
+    memory, store = service()
+    old = memory.remember(DEV, "p", "The release train runs on Tuesdays.")
+    new = memory.remember(DEV, "p", "The release train runs on Thursdays.")
+    text = store.files[("dev", "p")]
+    assert f"## Superseded\n- ~~{old.text}~~ <!-- superseded-by:{new.id} on:2026-11-21 -->" in text
+    [stale] = memory.history(DEV, "p")
+    assert (stale.id, stale.superseded_by) == (old.id, new.id)
+    block = memory.read(DEV, "p", "release train")
+    assert [lesson.id for lesson in block.lessons] == [new.id]
+    assert "Tuesdays" not in block.text
+    assert [lesson.id for lesson in parse(text).live()] == [new.id]
+
+
+def test_model_advice_decides_for_similar_lessons() -> None:
+    llm = ScriptedLLM()
+    memory, _store = service(llm, model=True)
+    old = memory.remember(DEV, "p", "Cache warmup must finish before the health check passes.")
+    llm.script(Purpose.CURATION, f'Sure: {{"action": "supersede", "target": "{old.id}"}}')
+    new = memory.remember(DEV, "p", "Cache warmup may run after the health check; boot no longer waits.")
+    assert [lesson.id for lesson in memory.history(DEV, "p")] == [old.id]
+    assert [lesson.id for lesson in memory.lessons(DEV, "p")] == [new.id]
+    request = llm.calls(Purpose.CURATION)[0]
+    assert old.id in request.system.text
+    assert new.text in request.system.text
+
+
+def test_model_merge_counts_the_target_seen_again() -> None:
+    llm = ScriptedLLM()
+    memory, _ = service(llm, model=True)
+    old = memory.remember(DEV, "p", "Cache warmup must finish before the health check passes.")
+    llm.script(Purpose.CURATION, f'{{"action": "merge", "target": "{old.id}"}}')
+    llm.script(Purpose.REFLECTION, "- Health checks must wait for the cache warmup to finish.")
+    assert memory.reflect(DEV, "p", CONTEXT) == []
+    [lesson] = memory.lessons(DEV, "p")
+    assert lesson.seen == 2
+
+
+@pytest.mark.parametrize(
+    "advice",
+    ["not json", '{"action": "explode"}', '{"action": "merge", "target": "00000000"}', LLMUnavailableError("down")],
+)
+def test_malformed_or_failed_advice_falls_back_to_the_rule(
+    advice: str | Exception, caplog: pytest.LogCaptureFixture
+) -> None:
+    llm = ScriptedLLM()
+    memory, _ = service(llm, model=True)
+    memory.remember(DEV, "p", "The release train runs on Tuesdays.")
+    llm.script(Purpose.CURATION, advice)
+    memory.remember(DEV, "p", "The release train runs on Thursdays.")
+    assert [lesson.text for lesson in memory.history(DEV, "p")] == ["The release train runs on Tuesdays."]
+    assert "rule decides instead" in caplog.text
+
+
+def test_model_skip_is_honoured_for_reflection_but_not_for_a_person() -> None:
+    llm = ScriptedLLM(default={Purpose.CURATION: lambda request: '{"action": "skip", "target": null}'})
+    memory, _ = service(llm, model=True)
+    memory.remember(DEV, "p", "Cache warmup must finish before the health check passes.")
+    llm.script(Purpose.REFLECTION, "- Cache warmup should finish before health checks report ready.")
+    assert memory.reflect(DEV, "p", CONTEXT) == []
+    kept = memory.remember(DEV, "p", "Cache warmup should finish before health checks report ready.")
+    assert kept in memory.lessons(DEV, "p")
+
+
+def test_curation_answer_parsing() -> None:
+    assert parse_curation('{"action": "create", "target": null}', []) is not None
+    assert parse_curation('{"action": "merge", "target": "AB12CD34"}', ["ab12cd34"]) is not None
+    assert parse_curation('{"action": "merge"}', ["ab12cd34"]) is None
+    assert parse_curation("[]", []) is None
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        "Hi team!",
+        "Thanks, great discussion everyone.",
+        "Sure, here are my lessons:",
+        "Here are the three lessons I learned",
+        "I can't help with that request.",
+        "As an AI, I do not have memories.",
+        "I'm sorry, but I cannot reflect on this.",
+        "N/A",
+        "TBD",
+        "lesson 1",
+        "...",
+        "None",
+        "No new lessons to record.",
+        "<lesson>",
+        "Dev remembered: Warm the cache lazily.",
+        "What you remember from earlier work on this project",
+        "Lessons you recorded yourself.",
+        "Warm the cache lazily <!-- seen:3 -->",
+        "x",
+    ],
+)
+def test_junk_is_refused(junk: str) -> None:
+    assert junk_reason(junk) is not None
+
+
+@pytest.mark.parametrize(
+    "lesson",
+    [
+        "Thanks to the read replica, reports no longer block writes; keep reports on it.",
+        "Hi-res images in docs/ must go through the LFS filter.",
+        "Pin dependencies.",
+        "Never merge a migration without a rollback script.",
+        "Welcome emails are sent by the notifier service, not by the API.",
+    ],
+)
+def test_real_lessons_pass_the_junk_guard(lesson: str) -> None:
+    assert junk_reason(lesson, instructions="What patterns, pitfalls or conventions should you remember?") is None
+
+
+def test_echo_of_the_prompt_or_the_context_is_junk() -> None:
+    llm = ScriptedLLM().script(
+        Purpose.REFLECTION,
+        "- What patterns, pitfalls or conventions should you remember for next time?\n"
+        "- Cache warmup ran too long on boot.\n"
+        "- PR 7: cache warmup\n"
+        "- Cache warmup belongs in a background task started after the health check.",
+    )
+    memory, _ = service(llm)
+    recorded = memory.reflect(DEV, "p", CONTEXT)
+    assert [lesson.text for lesson in recorded] == [
+        "Cache warmup belongs in a background task started after the health check."
+    ]
+
+
+def test_feedback_loop_injected_text_is_not_stored_again() -> None:
+    memory, store = service()
+    a = memory.remember(DEV, "p", "Cache warmup belongs in a background task started after the health check.")
+    b = memory.remember(DEV, "p", "The session store must be migrated together with the auth module.")
+    block = memory.read(DEV, "p", "cache warmup session store").text
+    before = store.files[("dev", "p")]
+    llm_answer = (
+        f"- Dev remembered: {a.text}\n"
+        "- What you remember from earlier work on this project\n"
+        f"- {block.replace(chr(10), ' ')}\n"
+    )
+    memory.llm = ScriptedLLM().script(Purpose.REFLECTION, llm_answer)
+    assert memory.reflect(DEV, "p", CONTEXT) == []
+    assert store.files[("dev", "p")] == before
+    assert {lesson.id for lesson in memory.lessons(DEV, "p")} == {a.id, b.id}
+
+
+def test_remembering_injected_note_is_refused_with_a_reason() -> None:
+    memory, _ = service()
+    with pytest.raises(InvalidInputError, match="Night Watch itself injected"):
+        memory.remember(DEV, "p", "Carlos remembered: review auth and sessions together.")
+
+
+def test_curation_request_carries_persona_and_purpose() -> None:
+    seen: list[LLMRequest] = []
+
+    def advice(request: LLMRequest) -> str:
+        seen.append(request)
+        return '{"action": "create", "target": null}'
+
+    llm = ScriptedLLM(default={Purpose.CURATION: advice})
+    memory, _ = service(llm, model=True)
+    memory.remember(DEV, "p", "Cache warmup must finish before the health check passes.")
+    memory.remember(DEV, "p", "Cache warmup must log its duration before the health check passes.")
+    assert seen
+    assert seen[0].purpose is Purpose.CURATION
+    assert seen[0].persona == DEV
+    assert len(memory.lessons(DEV, "p")) == 2

@@ -1,0 +1,69 @@
+"""The composition root builds from test settings and resolves every root object; overrides win."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from injector import Module, provider, singleton
+from sqlalchemy import Engine
+
+from nightwatch.adapters.anthropic_llm import AnthropicLLM
+from nightwatch.adapters.offline_llm import OfflineLLM
+from nightwatch.config import Settings
+from nightwatch.domain.deliberation import DeliberationEngine
+from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
+from nightwatch.domain.recall import Recall
+from nightwatch.domain.soul import SoulCompiler
+from nightwatch.wiring import build_injector
+from tests.fakes import FakeClock, ScriptedLLM
+
+ROOTS = [Settings, Engine, Clock, LLM, PersonaRepository, MemoryStore, DeliberationLog, Recall, MemoryService,
+         PersonaService, SoulCompiler, DeliberationEngine]
+
+
+@pytest.mark.parametrize("root", ROOTS, ids=lambda r: r.__name__)
+def test_every_root_object_resolves(settings: Settings, root: type) -> None:
+    container = build_injector(settings)
+    try:
+        assert container.get(root) is not None
+    finally:
+        container.get(Engine).dispose()
+
+
+def test_services_are_singletons(settings: Settings) -> None:
+    container = build_injector(settings)
+    assert container.get(MemoryService) is container.get(MemoryService)
+    assert container.get(DeliberationEngine) is container.get(DeliberationEngine)
+
+
+def test_the_llm_follows_the_settings(settings: Settings) -> None:
+    assert isinstance(build_injector(settings).get(LLM), OfflineLLM)
+    anthropic = dataclasses.replace(settings, llm="anthropic", anthropic_api_key="sk-ant-test")
+    assert isinstance(build_injector(anthropic).get(LLM), AnthropicLLM)
+
+
+def test_building_does_no_io(settings: Settings) -> None:
+    build_injector(settings).get(DeliberationEngine)
+    assert list(settings.home.iterdir()) == []
+
+
+def test_an_override_module_of_fakes_wins(settings: Settings) -> None:
+    fake_llm, fake_clock = ScriptedLLM(), FakeClock()
+
+    class Fakes(Module):
+        @singleton
+        @provider
+        def llm(self) -> LLM:
+            return fake_llm
+
+        @singleton
+        @provider
+        def clock(self) -> Clock:
+            return fake_clock
+
+    container = build_injector(settings, Fakes())
+    assert container.get(LLM) is fake_llm
+    assert container.get(Clock) is fake_clock
