@@ -120,7 +120,8 @@ def _memory_show(container: Injector, args: argparse.Namespace, out: TextIO) -> 
     memory, persona, project = _memory_target(container, args)
     lessons = memory.lessons(persona, project)
     history = memory.history(persona, project)
-    print(f"{memory.path_hint(persona, project)} · {len(lessons)} lessons", file=out)
+    count = f"{len(lessons)} lesson" + ("" if len(lessons) == 1 else "s")
+    print(f"{memory.path_hint(persona, project)} · {count}", file=out)
     if not lessons:
         print("  (no lessons yet)", file=out)
     for lesson in lessons:

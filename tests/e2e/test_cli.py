@@ -1,0 +1,178 @@
+"""The `nightwatch` command end to end: a fresh data root, the offline model, real SQLite and memory files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nightwatch.cli import main
+from tests.fake_anthropic import FakeAnthropic
+
+TOPIC = "Should we add rate limiting to the login endpoint?"
+
+
+@pytest.fixture(autouse=True)
+def fresh_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "NIGHTWATCH_LLM", "DATABASE_URL", "SLACK_BOT_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NIGHTWATCH_HOME", str(home))
+    return home
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_fresh_install_deliberates_offline_in_the_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "deliberate", TOPIC, "--project", "demo")
+    assert code == 0, err
+    assert "offline model" in err  # the one-line notice
+    assert "Carlos (Tech Lead / Architect)" in out
+    assert "decision:" in out
+    assert "remembered:" in out
+    assert "[offline]" in out
+
+
+def test_a_second_run_injects_the_lessons_the_first_recorded(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+    code, out, _ = run(capsys, "deliberate", TOPIC, "--project", "demo", "--json")
+    assert code == 0
+    first = json.loads(out)
+    assert first["verdict"]["decision"] in {"APPROVE", "CHANGES", "HUMAN"}
+    assert first["lessons"], "the first run should record lessons"
+    assert all(turn["lessons_injected"] == 0 for turn in first["turns"])
+    assert {"persona", "id", "text"} <= set(first["lessons"][0])
+
+    code, out, _ = run(capsys, "deliberate", TOPIC, "--project", "demo", "--json")
+    second = json.loads(out)
+    assert code == 0
+    assert any(turn["lessons_injected"] > 0 for turn in second["turns"])
+    recorded_by = {lesson["persona"].lower() for lesson in first["lessons"]}
+    assert all((home / "agents" / slug / "memories" / "demo" / "main.md").exists() for slug in recorded_by)
+
+
+def test_named_personas_take_part(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "deliberate", "Flaky test in CI", "--personas", "priya,maya", "--json")
+    assert code == 0
+    speakers = {turn["persona"] for turn in json.loads(out)["turns"]}
+    assert {"Priya", "Maya"} <= speakers
+
+
+def test_persona_lifecycle_moves_and_archives_memory(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+    assert run(capsys, "personas", "create", "Nova", "--role", "Data Engineer")[0] == 0
+    assert run(capsys, "memory", "add", "nova", "Backfills run on replicas only.", "--project", "etl")[0] == 0
+    code, out, _ = run(capsys, "personas", "list")
+    assert code == 0
+    assert "Nova" in out
+    assert "Maya" in out
+
+    code, out, _ = run(capsys, "personas", "rename", "NOVA", "Nova Prime")
+    assert code == 0
+    assert "nova-prime" in out
+    moved = home / "agents" / "nova-prime" / "memories" / "etl" / "main.md"
+    assert "Backfills run on replicas only." in moved.read_text()
+    assert not (home / "agents" / "nova").exists()
+
+    code, _, err = run(capsys, "personas", "delete", "Nova Prime")
+    assert code == 2
+    assert "--yes" in err
+    assert run(capsys, "personas", "delete", "nova-prime", "--yes")[0] == 0
+    archived = list((home / "agents" / ".archived").glob("nova-prime-*"))
+    assert len(archived) == 1
+    assert "Backfills" in (archived[0] / "memories" / "etl" / "main.md").read_text()
+
+
+def test_memory_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "memory", "add", "Carlos", "The auth module couples to the session store.", "--project", "p")
+    assert code == 0
+    lesson_id = out.split()[1].rstrip(":")
+    run(capsys, "memory", "add", "Carlos", "Release branches are cut on Thursdays.", "--project", "p")
+
+    code, out, _ = run(capsys, "memory", "search", "carlos", "session store", "--project", "p", "--json")
+    assert code == 0
+    results = json.loads(out)["results"]
+    assert results[0]["id"] == lesson_id
+
+    code, out, _ = run(capsys, "memory", "show", "carlos", "--project", "p")
+    assert lesson_id in out
+    assert "2 lessons" in out
+
+    assert run(capsys, "memory", "forget", "carlos", lesson_id, "--project", "p")[0] == 0
+    code, out, _ = run(capsys, "memory", "show", "carlos", "--project", "p")
+    assert lesson_id not in out
+
+
+def test_compaction_keeps_the_previous_version(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NIGHTWATCH_MEMORY_MAX_LINES", "40")
+    monkeypatch.setenv("NIGHTWATCH_MEMORY_COMPACTION_TARGET", "5")
+    topics = ["payments", "login", "search", "exports", "billing", "uploads", "webhooks", "reports", "imports",
+              "sessions", "invoices", "notifications"]
+    for area in topics:
+        run(capsys, "memory", "add", "priya", f"The {area} suite needs its own fixture cleanup.", "--project", "q")
+    code, out, _ = run(capsys, "memory", "compact", "priya", "--project", "q")
+    assert code == 0, out
+    code, out, _ = run(capsys, "memory", "show", "priya", "--project", "q")
+    assert "5 lessons" in out
+    assert run(capsys, "memory", "rollback", "priya", "--project", "q")[0] == 0
+    code, out, _ = run(capsys, "memory", "show", "priya", "--project", "q")
+    assert "12 lessons" in out
+
+
+def test_context_shows_the_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "context", "maya", "--project", "demo", "--topic", "login")
+    assert code == 0
+    for part in ("identity and soul", "memory", "thread", "remaining"):
+        assert part in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "says"),
+    [
+        (["personas", "show", "nobody"], 1, "Known personas"),
+        (["memory", "show", "maya", "--project", "../../etc"], 2, "project name"),
+        (["personas", "create", "../../etc", "--role", "x"], 2, "persona name"),
+        (["personas", "create", "MAYA", "--role", "Another"], 1, "already"),
+        (["deliberate", "  "], 2, "topic"),
+        (["deliberate", "x", "--llm", "anthropic"], 2, "ANTHROPIC_API_KEY"),
+    ],
+)
+def test_errors_exit_non_zero_and_say_what_to_do(
+    capsys: pytest.CaptureFixture[str], home: Path, argv: list[str], code: int, says: str
+) -> None:
+    got, _, err = run(capsys, *argv)
+    assert got == code
+    assert says in err
+    assert not (home.parent / "etc").exists()
+
+
+def test_the_console_script_runs(home: Path) -> None:
+    script = Path(sys.executable).parent / "nightwatch"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "NIGHTWATCH", "DATABASE"))}
+    env["NIGHTWATCH_HOME"] = str(home)
+    done = subprocess.run([str(script), "personas", "list"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert {"Maya", "Carlos", "Priya", "Dev"} <= set(done.stdout.split())
+
+
+def test_deliberation_through_the_real_sdk_against_the_fake_anthropic(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeAnthropic() as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        code, out, err = run(capsys, "deliberate", TOPIC, "--project", "demo", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["verdict"]["decision"] in {"APPROVE", "CHANGES", "HUMAN"}
+    assert result["usage"]["input_tokens"] > 0
+    bodies = [r.body for r in fake.requests]
+    assert all(body["model"] == "claude-sonnet-5-5" for body in bodies)
+    cached = [block for body in bodies for block in body["system"] if "cache_control" in block]
+    assert cached, "the stable prefix carries cache_control"
+    assert "[offline]" not in out
