@@ -15,10 +15,13 @@ from nightwatch.adapters.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.offline_llm import OfflineLLM
 from nightwatch.adapters.repositories import SqlPersonaRepository
+from nightwatch.adapters.slack.app import SlackApp
+from nightwatch.adapters.slack_state import SlackState
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
@@ -127,6 +130,56 @@ class NightWatchModule(Module):
         )
         return DeliberationEngine(
             personas=personas, memory=memory, compiler=compiler, llm=llm, log=log, clock=clock, policy=policy
+        )
+
+
+    @singleton
+    @provider
+    def provide_slack_state(self, engine: Engine) -> SlackState:
+        return SlackState(engine)
+
+    @singleton
+    @provider
+    def provide_proactive(
+        self,
+        settings: Settings,
+        personas: PersonaService,
+        memory: MemoryService,
+        compiler: SoulCompiler,
+        llm: LLM,
+        log: DeliberationLog,
+        clock: Clock,
+    ) -> ProactiveService:
+        policy = ProactivePolicy(
+            interval_minutes=settings.slack.proactive_interval_minutes,
+            quiet_minutes=settings.slack.proactive_quiet_minutes,
+        )
+        return ProactiveService(
+            personas=personas, memory=memory, compiler=compiler, llm=llm, log=log, clock=clock, policy=policy
+        )
+
+    @singleton
+    @provider
+    def provide_slack_app(
+        self,
+        settings: Settings,
+        personas: PersonaService,
+        memory: MemoryService,
+        engine: DeliberationEngine,
+        log: DeliberationLog,
+        state: SlackState,
+        clock: Clock,
+        proactive: ProactiveService,
+    ) -> SlackApp:
+        return SlackApp(
+            settings=settings.slack,
+            personas=personas,
+            memory=memory,
+            engine=engine,
+            log=log,
+            state=state,
+            clock=clock,
+            proactive=proactive,
         )
 
 

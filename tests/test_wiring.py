@@ -9,11 +9,14 @@ from injector import Module, provider, singleton
 from sqlalchemy import Engine
 
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
+from nightwatch.adapters.slack.app import SlackApp
+from nightwatch.adapters.slack_state import SlackState
 from nightwatch.adapters.offline_llm import OfflineLLM
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
@@ -21,12 +24,18 @@ from nightwatch.wiring import build_injector
 from tests.fakes import FakeClock, ScriptedLLM
 
 ROOTS = [Settings, Engine, Clock, LLM, PersonaRepository, MemoryStore, DeliberationLog, Recall, MemoryService,
-         PersonaService, SoulCompiler, DeliberationEngine]
+         PersonaService, SoulCompiler, DeliberationEngine, SlackState, ProactiveService, SlackApp]
+
+
+@pytest.fixture
+def slack_settings(settings: Settings) -> Settings:
+    slack = dataclasses.replace(settings.slack, bot_token="xoxb-test", app_token="xapp-test")
+    return dataclasses.replace(settings, slack=slack)
 
 
 @pytest.mark.parametrize("root", ROOTS, ids=lambda r: r.__name__)
-def test_every_root_object_resolves(settings: Settings, root: type) -> None:
-    container = build_injector(settings)
+def test_every_root_object_resolves(slack_settings: Settings, root: type) -> None:
+    container = build_injector(slack_settings)
     try:
         assert container.get(root) is not None
     finally:
@@ -45,9 +54,12 @@ def test_the_llm_follows_the_settings(settings: Settings) -> None:
     assert isinstance(build_injector(anthropic).get(LLM), AnthropicLLM)
 
 
-def test_building_does_no_io(settings: Settings) -> None:
-    build_injector(settings).get(DeliberationEngine)
-    assert list(settings.home.iterdir()) == []
+def test_building_does_no_io(slack_settings: Settings) -> None:
+    container = build_injector(slack_settings)
+    for root in ROOTS:
+        container.get(root)
+    assert list(slack_settings.home.iterdir()) == []
+    container.get(Engine).dispose()
 
 
 def test_an_override_module_of_fakes_wins(settings: Settings) -> None:

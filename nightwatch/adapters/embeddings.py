@@ -7,8 +7,10 @@ embedded; `available()` says whether the extra is installed without importing th
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,11 +47,12 @@ class MiniLMEmbedder:
     """An Embedder over all-MiniLM-L6-v2 on the CPU, remembering the vector of each text it has seen."""
 
     def __init__(self, *, cache_size: int = 100_000, batch_size: int = 64) -> None:
-        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cache: OrderedDict[str, array[float]] = OrderedDict()  # 4 bytes a number, not a list's 32
         self._cache_size = cache_size
         self._batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()
+        self.encoded = 0  # texts run through the model so far (the cache answers the rest)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One unit vector per text; texts seen before are not encoded again."""
@@ -58,26 +61,27 @@ class MiniLMEmbedder:
             if missing:
                 for text, vector in zip(missing, self._encode(missing), strict=True):
                     self._cache[text] = vector
-            found = [self._cache[text] for text in texts]
+                self.encoded += len(missing)
+            found = [list(self._cache[text]) for text in texts]
             for text in texts:
                 self._cache.move_to_end(text)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return found
 
-    def _encode(self, texts: list[str]) -> list[list[float]]:
+    def _encode(self, texts: list[str]) -> list[array[float]]:
         vectors = self._load().encode(
             texts, batch_size=self._batch_size, normalize_embeddings=True, show_progress_bar=False
         )
-        return [[float(value) for value in row] for row in vectors.tolist()]
+        return [array("f", row) for row in vectors.tolist()]
 
     def _load(self) -> Any:
         if self._model is None:
             path = model_path()
             from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as transformers_logging
 
-            transformers_logging.disable_progress_bar()  # a loading bar on stderr at every start is noise
+            # A loading bar on stderr at every start is noise.
+            importlib.import_module("transformers.utils.logging").disable_progress_bar()
             # A local folder and local_files_only: the hub client never reaches for the network.
             self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
         return self._model

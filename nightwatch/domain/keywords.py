@@ -1,7 +1,7 @@
 """Text analysis for keyword recall: tokens, stop words and stems.
 
 Identifiers stay whole and are also split: `auth_service.py` gives `auth_service.py`, `auth`, `servic` and `py`;
-`v2.3.1` gives `v2.3.1`, `2.3.1`, `v2`, `2`, `3` and `1`; `CVE-2024-1234` gives the id and its parts. So a query
+`v2.3.1` gives `v2.3.1`, `2.3.1`, `2`, `3` and `1`; `CVE-2024-1234` gives the id and its parts. So a query
 naming the exact file or version matches it best, and a query naming one part still finds it.
 """
 
@@ -16,6 +16,8 @@ _COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[._\-/:+#@][A-Za-z0-9]+)*")
 _PART = re.compile(r"[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _VERSION = re.compile(r"v(\d+(?:\.\d+)+)")
+_POSSESSIVE = re.compile(r"['\u2019]s\b", re.IGNORECASE)
+_APOSTROPHE = re.compile(r"['\u2019]")
 
 STOP_WORDS = frozenset(
     """
@@ -51,8 +53,9 @@ def _compound_terms(raw: str) -> list[str]:
     whole = raw.lower()
     terms = [whole]
     version = _VERSION.fullmatch(whole)
-    if version:
-        terms.append(version.group(1))
+    if version:  # "v2.3.1" also matches "2.3.1", and its parts are the numbers
+        raw = version.group(1)
+        terms.append(raw)
     for part in _PART.findall(raw):
         terms.extend(_split_part(part))
     return terms
@@ -70,7 +73,7 @@ def _split_part(part: str) -> list[str]:
 def terms(text: str) -> list[str]:
     """Return the index terms of `text`, in order, repeats kept (term frequency matters)."""
     found: list[str] = []
-    for raw in _COMPOUND.findall(text.replace("'", "").replace("\u2019", "")):
+    for raw in _COMPOUND.findall(_APOSTROPHE.sub("", _POSSESSIVE.sub("", text))):
         if _PART.fullmatch(raw):
             found.extend(_split_part(raw))
         else:

@@ -12,9 +12,10 @@ import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from nightwatch.domain.errors import LLMError
+from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -25,14 +26,11 @@ from nightwatch.domain.models import (
     ReflectionContext,
     Turn,
 )
+from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Poster
 from nightwatch.domain.replies import shape_reply
+from nightwatch.domain.soul import SoulCompiler
 from nightwatch.prompts import Prompt
-
-if TYPE_CHECKING:  # services are only annotations here; importing them would tie start-up order together
-    from nightwatch.domain.memory import MemoryService
-    from nightwatch.domain.personas import PersonaService
-    from nightwatch.domain.soul import SoulCompiler
 
 log = logging.getLogger(__name__)
 

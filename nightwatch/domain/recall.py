@@ -7,15 +7,17 @@ for recency and use, so relevance dominates and recency and use order lessons th
 Stale (superseded) lessons are never returned.
 
 The index of a lesson set is built once and cached, keyed by the lessons' ids, so a read before each turn only
-scores the query. Counts and pins may change without a rebuild: they are read from the lessons on every call.
+scores the query. Counts, pins and dates are read from the lessons themselves (worked out once per tuple of
+lessons: a memory file's parse is one tuple until the file changes).
 """
 
 from __future__ import annotations
 
 import math
 import threading
+from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -39,10 +41,40 @@ class RecallWeights:
     """How the parts of a score combine. Relevance is scaled to 0..1 per query; the others are in 0..1 too."""
 
     keyword: KeywordWeights = field(default_factory=KeywordWeights)
-    dense: float = 0.5  # share of dense similarity in relevance, when an Embedder is given
+    dense: float = 0.4  # share of dense similarity in relevance, when an Embedder is given
     recency: float = 0.1
     usage: float = 0.05
     injected_share: float = 0.25  # an injection says less about worth than being recorded again
+
+
+class _Facts:
+    """What the query does not change, per lesson: live or stale, pinned, recency base and use."""
+
+    def __init__(self, lessons: Sequence[Lesson], weights: RecallWeights, half_life_days: float) -> None:
+        self.source = lessons
+        self.live = [i for i in range(len(lessons) - 1, -1, -1) if lessons[i].superseded_by is None]  # later first
+        self.stamps = [lesson.recorded_at.timestamp() for lesson in lessons]
+        self.newest = max(self.stamps, default=0.0)
+        self.rate = math.log(2.0) / (half_life_days * _DAY_SECONDS) if half_life_days > 0 else 0.0
+        recency = weights.recency if half_life_days > 0 else 0.0
+        # Recency relative to the newest lesson; one factor per query brings it to `now`.
+        self.recency = [recency * math.exp(-self.rate * (self.newest - stamp)) for stamp in self.stamps]
+        uses = [max(0, lesson.seen - 1) + weights.injected_share * max(0, lesson.injected) for lesson in lessons]
+        # Saturating: the third repeat matters less than the first.
+        self.usage = [weights.usage * u / (u + 3.0) for u in uses]
+
+    def priors(self, now: datetime) -> list[float]:
+        """What recency and use add to each lesson's score at `now`."""
+        now_s = now.timestamp()
+        if now_s >= self.newest:
+            factor = math.exp(-self.rate * (now_s - self.newest))
+            return [factor * r + u for r, u in zip(self.recency, self.usage, strict=True)]
+        # A lesson dated after `now` (clock skew): count it as fresh rather than fresher than fresh.
+        top = max(self.recency, default=0.0)
+        return [
+            min(top, r * math.exp(-self.rate * (now_s - self.newest))) + u
+            for r, u in zip(self.recency, self.usage, strict=True)
+        ]
 
 
 @dataclass
@@ -50,7 +82,8 @@ class _Prepared:
     """What a lesson set costs to build once: its keyword index and, with an Embedder, unit vectors."""
 
     index: LessonIndex
-    vectors: list[list[float]] | None = None
+    vectors: list[array[float]] | None = None
+    facts: _Facts | None = None
 
 
 class Recall:
@@ -62,7 +95,7 @@ class Recall:
         half_life_days: float = 30.0,
         encoder: Embedder | None = None,
         weights: RecallWeights | None = None,
-        cache_size: int = 32,
+        cache_size: int = 16,
     ) -> None:
         self.half_life_days = half_life_days
         self.encoder = encoder
@@ -73,7 +106,8 @@ class Recall:
 
     def rank(self, lessons: Sequence[Lesson], query: str, now: datetime) -> list[Scored]:
         """Live lessons, best first, with their scores."""
-        return [Scored(lessons[i], score) for score, i in self._order(lessons, query, now)]
+        order, totals = self._order(lessons, query, now)
+        return [Scored(lessons[i], totals[i]) for i in order]
 
     def select(
         self,
@@ -84,43 +118,39 @@ class Recall:
         cost: Callable[[Lesson], int],
     ) -> list[Lesson]:
         """The lessons to inject: pinned first, then by rank, while their summed `cost` fits `budget_tokens`."""
-        order = [lessons[i] for _, i in self._order(lessons, query, now)]
-        pinned = [lesson for lesson in order if lesson.pinned]
-        return _pack([*pinned, *(lesson for lesson in order if not lesson.pinned)], budget_tokens, cost)
+        order, _ = self._order(lessons, query, now)
+        pinned = [i for i in order if lessons[i].pinned]
+        rest = (i for i in order if not lessons[i].pinned) if pinned else iter(order)
+        return _pack((lessons[i] for group in (pinned, rest) for i in group), budget_tokens, cost)
 
-    def _order(self, lessons: Sequence[Lesson], query: str, now: datetime) -> list[tuple[float, int]]:
-        """(score, position) of each live lesson, best first; ties go to the later lesson in the file."""
+    def _order(self, lessons: Sequence[Lesson], query: str, now: datetime) -> tuple[list[int], list[float]]:
+        """Positions of the live lessons, best first (ties: later in the file first), and every lesson's score."""
         if not lessons:
-            return []
+            return [], []
         prepared = self._prepare(lessons)
-        relevance = self._relevance(prepared, lessons, query)
-        scored = [
-            (relevance.get(i, 0.0) + self._prior(lesson, now), i)
-            for i, lesson in enumerate(lessons)
-            if lesson.superseded_by is None
-        ]
-        scored.sort(reverse=True)
-        return scored
+        facts = self._facts(prepared, lessons)
+        relevance = self._relevance(prepared, query)
+        totals = [r + p for r, p in zip(relevance, facts.priors(now), strict=True)]
+        return sorted(facts.live, key=totals.__getitem__, reverse=True), totals
 
-    def _relevance(self, prepared: _Prepared, lessons: Sequence[Lesson], query: str) -> dict[int, float]:
-        """Position -> relevance in 0..1: keyword score over the best one, fused with dense similarity if any."""
+    def _relevance(self, prepared: _Prepared, query: str) -> list[float]:
+        """Each lesson's relevance in 0..1: keyword score over the best one, fused with dense similarity if any."""
         keyword = _scaled(prepared.index.scores(terms(query)))
         if prepared.vectors is None or self.encoder is None or not query.strip():
             return keyword
-        dense = _dense_scores(prepared.vectors, self.encoder, query)
+        probe = _unit(self.encoder.embed([query])[0])
+        dense = _dense_scores(prepared.vectors, prepared.index.neighbours, probe, self.weights.keyword.context_weight)
         share = self.weights.dense
-        return {
-            i: (1.0 - share) * keyword.get(i, 0.0) + share * dense[i]
-            for i in range(len(lessons))
-            if i in keyword or dense[i] > 0.0
-        }
+        return [(1.0 - share) * k + share * d for k, d in zip(keyword, dense, strict=True)]
 
-    def _prior(self, lesson: Lesson, now: datetime) -> float:
-        """What recency and use add to a lesson's score, whatever the query."""
-        age_days = max(0.0, (now - lesson.recorded_at).total_seconds() / _DAY_SECONDS)
-        recency = 0.5 ** (age_days / self.half_life_days) if self.half_life_days > 0 else 0.0
-        uses = max(0, lesson.seen - 1) + self.weights.injected_share * max(0, lesson.injected)
-        return self.weights.recency * recency + self.weights.usage * (uses / (uses + 3.0))
+    def _facts(self, prepared: _Prepared, lessons: Sequence[Lesson]) -> _Facts:
+        """The query-free facts of these lessons; reused while the caller passes the same tuple (it cannot change)."""
+        facts = prepared.facts
+        if facts is not None and facts.source is lessons and isinstance(lessons, tuple):
+            return facts
+        facts = _Facts(lessons, self.weights, self.half_life_days)
+        prepared.facts = facts
+        return facts
 
     def _prepare(self, lessons: Sequence[Lesson]) -> _Prepared:
         """The cached index of this lesson set, built when the set is new."""
@@ -132,7 +162,8 @@ class Recall:
                 return prepared
         prepared = _Prepared(LessonIndex(lessons, [terms(lesson.text) for lesson in lessons], self.weights.keyword))
         if self.encoder is not None:
-            prepared.vectors = [_unit(vector) for vector in self.encoder.embed([lesson.text for lesson in lessons])]
+            vectors = self.encoder.embed([lesson.text for lesson in lessons])
+            prepared.vectors = [array("f", _unit(vector)) for vector in vectors]  # a quarter of a list's memory
         with self._lock:
             self._cache[key] = prepared
             while len(self._cache) > self._cache_size:
@@ -140,23 +171,28 @@ class Recall:
         return prepared
 
 
-def _scaled(scores: dict[int, float]) -> dict[int, float]:
+def _scaled(scores: list[float]) -> list[float]:
     """Scores divided by the best one, so a query's relevance lies in 0..1 whatever its length."""
-    best = max(scores.values(), default=0.0)
+    best = max(scores, default=0.0)
     if best <= 0.0:
-        return {}
-    return {i: score / best for i, score in scores.items()}
+        return [0.0] * len(scores)
+    inverse = 1.0 / best
+    return [score * inverse for score in scores]
 
 
-def _dense_scores(vectors: list[list[float]], encoder: Embedder, query: str) -> list[float]:
-    """Cosine similarity of each lesson to the query, min-max scaled to 0..1."""
-    probe = _unit(encoder.embed([query])[0])
+def _dense_scores(
+    vectors: Sequence[array[float]], neighbours: Sequence[Sequence[int]], probe: list[float], context_weight: float
+) -> list[float]:
+    """Cosine similarity to the query, plus a share of the neighbours' (as for keywords), min-max scaled to 0..1."""
     cosines = [sum(map(float.__mul__, probe, vector)) for vector in vectors]
-    low, high = min(cosines), max(cosines)
-    spread = high - low
-    if spread <= 0.0:
-        return [0.0] * len(cosines)
-    return [(value - low) / spread for value in cosines]
+    mixed = [
+        cosine + context_weight * (sum(cosines[j] for j in near) / len(near) if near else 0.0)
+        for cosine, near in zip(cosines, neighbours, strict=True)
+    ]
+    low, high = min(mixed), max(mixed)
+    if high - low <= 0.0:
+        return [0.0] * len(mixed)
+    return [(value - low) / (high - low) for value in mixed]
 
 
 def _unit(vector: Sequence[float]) -> list[float]:
@@ -164,7 +200,7 @@ def _unit(vector: Sequence[float]) -> list[float]:
     return [float(value) / norm for value in vector] if norm > 0.0 else [0.0 for _ in vector]
 
 
-def _pack(ordered: Sequence[Lesson], budget_tokens: int, cost: Callable[[Lesson], int]) -> list[Lesson]:
+def _pack(ordered: Iterable[Lesson], budget_tokens: int, cost: Callable[[Lesson], int]) -> list[Lesson]:
     """Greedy packing in order: take each lesson that still fits; stop once the budget is spent."""
     chosen: list[Lesson] = []
     spent = 0

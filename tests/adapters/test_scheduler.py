@@ -82,9 +82,11 @@ def test_only_the_lease_holder_posts_and_each_due_channel_gets_one_message(
     a.state.map_channel("C2", "other", T0 - timedelta(minutes=5))  # not quiet yet
     assert [o.channel for o in a.scheduler.tick()] == ["C1"]
     assert b.scheduler.tick() == []
-    assert a.posted() == 1 and b.posted() == 0
+    assert a.posted() == 1
+    assert b.posted() == 0
     [c1, c2] = a.state.channels()
-    assert c1.last_proactive_at == T0 and c2.last_proactive_at is None
+    assert c1.last_proactive_at == T0
+    assert c2.last_proactive_at is None
 
 
 def test_the_next_message_waits_for_the_interval(engine: Engine, llm: ScriptedLLM) -> None:
@@ -105,7 +107,8 @@ def test_another_replica_takes_over_when_the_holder_stops(engine: Engine, llm: S
     a.scheduler.tick()
     a.scheduler.stop()  # releases the lease
     clock.advance(hours=4)
-    assert len(b.scheduler.tick()) == 1 and b.posted() == 1
+    assert len(b.scheduler.tick()) == 1
+    assert b.posted() == 1
 
 
 def test_a_failing_channel_does_not_stop_the_others(engine: Engine, llm: ScriptedLLM) -> None:

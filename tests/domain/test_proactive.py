@@ -108,11 +108,13 @@ def test_a_persona_posts_an_observation_informed_by_its_memory_then_reflects() -
     w.llm.script(Purpose.PROACTIVE, "The billing module still reads users directly; route it through accounts.")
     poster = RecordingPoster()
     outcome = w.service.speak(channel("C1", active_ago=90), poster, channel_name="night-watch")
-    assert outcome.posted and outcome.persona == "Carlos"
+    assert outcome.posted
+    assert outcome.persona == "Carlos"
     assert poster.turns == [("Carlos", "The billing module still reads users directly; route it through accounts.")]
     request = w.llm.calls(Purpose.PROACTIVE)[0]
     assert "billing module reads the users table" in request.system.text  # its memory is in the prompt
-    assert "#night-watch" in request.messages[0].content and "SKIP" in request.messages[0].content
+    assert "#night-watch" in request.messages[0].content
+    assert "SKIP" in request.messages[0].content
     assert [lesson[0] for lesson in poster.lessons] == ["Carlos"]  # reflected, and the note was posted
     assert any("signing key" in lesson.text for lesson in w.memory.lessons(CARLOS, "night-watch"))
 
@@ -126,8 +128,10 @@ def test_the_persona_is_told_what_it_already_flagged_and_a_repeat_is_not_posted(
     poster = RecordingPoster()
     outcome = w.service.speak(channel("C1", active_ago=300), poster, channel_name="nw")
     second: LLMRequest = w.llm.calls(Purpose.PROACTIVE)[1]
-    assert "already flagged" in second.messages[0].content and said in second.messages[0].content
-    assert not outcome.posted and poster.turns == []
+    assert "already flagged" in second.messages[0].content
+    assert said in second.messages[0].content
+    assert not outcome.posted
+    assert poster.turns == []
 
 
 def test_a_skip_posts_nothing_but_still_rotates_the_speaker() -> None:
@@ -138,7 +142,8 @@ def test_a_skip_posts_nothing_but_still_rotates_the_speaker() -> None:
     second = w.service.speak(channel("C1", active_ago=90), poster, channel_name="nw")
     assert (first.persona, first.posted) == ("Maya", False)
     assert (second.persona, second.posted) == ("Carlos", True)
-    assert len(w.log.recent()) == 2 and w.log.turns(w.log.recent()[1].id or 0)[0].skipped
+    assert len(w.log.recent()) == 2
+    assert w.log.turns(w.log.recent()[1].id or 0)[0].skipped
 
 
 def test_a_model_failure_posts_nothing_and_says_why() -> None:
@@ -146,13 +151,16 @@ def test_a_model_failure_posts_nothing_and_says_why() -> None:
     w.llm.script(Purpose.PROACTIVE, LLMUnavailableError("the model is overloaded; try later"))
     poster = RecordingPoster()
     outcome = w.service.speak(channel("C1", active_ago=90), poster, channel_name="nw")
-    assert not outcome.posted and "overloaded" in outcome.reason and poster.turns == []
+    assert not outcome.posted
+    assert "overloaded" in outcome.reason
+    assert poster.turns == []
 
 
 def test_no_active_persona_means_no_message() -> None:
     w = world(replace(MAYA, active=False))
     outcome = w.service.speak(channel("C1", active_ago=90), RecordingPoster(), channel_name="nw")
-    assert outcome.persona is None and not outcome.posted
+    assert outcome.persona is None
+    assert not outcome.posted
 
 
 @pytest.mark.parametrize("reply", ["", "  skip.  "])

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from nightwatch.domain.models import DeliberationStatus
 from tests import payloads
-from tests.adapters.slack.stack import ADMIN, APP_TOKEN, BOT_TOKEN
-from tests.e2e.slack_live import LiveApp
+from tests.adapters.slack.stack import ADMIN, APP_TOKEN, BOT_TOKEN, GatedLLM
+from tests.e2e.slack_live import LiveApp, live_app
 from tests.fake_slack import FakeSlack
 
 pytestmark = pytest.mark.slow
@@ -31,7 +34,8 @@ def test_a_mention_leads_to_persona_posts_in_its_thread(live: LiveApp, fake: Fak
     mention = fake.post_human_message("C1", "<@UBOT> should we put the login endpoint behind a rate limiter?")
     fake.wait_for(lambda: finished(fake, mention["ts"]), timeout=15)
     posts = [m for m in thread_of(fake, mention["ts"]) if m.get("username")]
-    assert {p["username"] for p in posts} <= PERSONAS and len({p["username"] for p in posts}) >= 3
+    assert {p["username"] for p in posts} <= PERSONAS
+    assert len({p["username"] for p in posts}) >= 3
     assert all(p["thread_ts"] == mention["ts"] and p.get("icon_emoji") for p in posts)
     assert any("remembered" in str(m.get("text")) for m in thread_of(fake, mention["ts"]))
     assert fake.calls_to("auth.test")  # the real single-workspace authorization ran
@@ -50,14 +54,16 @@ def test_an_invalid_modal_submission_gets_inline_errors(live: LiveApp, fake: Fak
     envelope = fake.send_interactive(payloads.view_submission(form, user=ADMIN))
     ack = fake.ack_for(envelope)
     assert ack["response_action"] == "errors"
-    assert "already exists" in ack["errors"]["name"] and "at most 200" in ack["errors"]["role"]
+    assert "already exists" in ack["errors"]["name"]
+    assert "at most 200" in ack["errors"]["role"]
 
 
 def test_opening_the_home_tab_publishes_it(live: LiveApp, fake: FakeSlack) -> None:
     fake.send_event(payloads.app_home_opened("U1"))
     fake.wait_for(lambda: fake.home_view("U1") is not None)
     view = fake.home_view("U1")
-    assert view is not None and all(name in str(view["blocks"]) for name in PERSONAS)
+    assert view is not None
+    assert all(name in str(view["blocks"]) for name in PERSONAS)
 
 
 def test_a_duplicate_delivery_leads_to_one_deliberation(live: LiveApp, fake: FakeSlack) -> None:
@@ -79,7 +85,8 @@ def test_a_429_is_retried(live: LiveApp, fake: FakeSlack) -> None:
     mention = fake.post_human_message("C1", "<@UBOT> do we need a staging database?")
     fake.wait_for(lambda: finished(fake, mention["ts"]), timeout=15)
     statuses = [c.status for c in fake.calls_to("chat.postMessage")]
-    assert statuses[0] == 429 and statuses[1] == 200
+    assert statuses[0] == 429
+    assert statuses[1] == 200
     assert len([m for m in thread_of(fake, mention["ts"]) if m.get("username")]) >= 3
 
 
@@ -107,3 +114,17 @@ def test_tokens_never_reach_the_logs(live: LiveApp, fake: FakeSlack, caplog: pyt
     fake.wait_for(lambda: fake.home_view("U1") is not None)
     assert "test-token" not in caplog.text
     assert "xapp-[redacted]" in caplog.text
+
+
+def test_stopping_checkpoints_a_deliberation_that_outlives_the_grace_period(home: Path, fake: FakeSlack) -> None:
+    gated = GatedLLM()
+    with live_app(home, fake, grace_seconds=0.2, overrides=(gated.module(),)) as live:
+        mention = fake.post_human_message("C1", "<@UBOT> should we rewrite the billing service?")
+        fake.wait_for(lambda: live.stack.slack.pool.running == 1)
+        pool = live.stack.slack.pool
+        # The model answers only once the grace period is over, as a slow model would.
+        threading.Thread(target=lambda: pool.stopping.wait(10) and gated.gate.set(), daemon=True).start()
+        assert live.stop() is True  # it ended at its next checkpoint, within the checkpoint wait
+        [deliberation] = live.stack.log.recent()
+        assert deliberation.status is DeliberationStatus.INTERRUPTED
+        assert any("stopped before a decision" in m["text"] for m in fake.messages("C1", mention["ts"]))

@@ -16,7 +16,6 @@ from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 
 from slack_bolt import App
-from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_bolt.authorization import AuthorizeResult
 from slack_sdk import WebClient
 from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, RetryHandler
@@ -30,6 +29,7 @@ from nightwatch.adapters.slack.persona_admin import PersonaAdmin
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.adapters.slack.redaction import install_redaction
+from nightwatch.adapters.slack.socket_mode import EagerAckSocketModeHandler
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.adapters.slack_state import SlackState
 from nightwatch.config import SlackSettings
@@ -152,7 +152,7 @@ def run_socket_mode(
         raise ConfigError(MISSING_APP_TOKEN)
     install_redaction()
     stop = stop if stop is not None else _stop_on_signals()
-    handler = SocketModeHandler(slack_app.app, app_token, concurrency=SOCKET_THREADS)
+    handler = EagerAckSocketModeHandler(slack_app.app, app_token, concurrency=SOCKET_THREADS)
     try:
         handler.connect()  # type: ignore[no-untyped-call]
         slack_app.start_background()

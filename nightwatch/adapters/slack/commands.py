@@ -27,14 +27,15 @@ from nightwatch.adapters.slack.views import (
     personas_blocks,
 )
 from nightwatch.adapters.slack_state import SlackState
+from nightwatch.adapters.terminal import render_budget
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.names import project_slug
+from nightwatch.domain.participants import find_persona
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import Clock, DeliberationLog
-from nightwatch.domain.soul import PromptBudget
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +125,7 @@ class SlashCommands:
         try:
             reply = handler(call, rest.strip())
         except NightWatchError as err:
-            reply = Reply(str(err))
+            reply = Reply(escape(str(err)))  # it may quote what the user typed
         except SlackApiError as err:
             log.warning("/nightwatch %s: Slack refused a call: %s", name, err.response["error"])
             reply = Reply(f"Slack refused the request ({err.response['error']}). Try again, or ask an admin.")
@@ -209,7 +210,7 @@ class SlashCommands:
         persona, _ = self._persona_and_rest(rest)
         project = self._channels.project_for(call.channel)
         budget = self._engine.context_budget(persona.name, project)
-        return Reply(budget_text(budget, project))
+        return Reply(f"```{escape(render_budget(persona, project, budget))}```")
 
     def project(self, call: Invocation, rest: str) -> Reply:
         if not rest:
@@ -233,29 +234,10 @@ class SlashCommands:
         words = text.split()
         if not words:
             raise InvalidInputError("Name a persona first, for example `Maya`; `/nightwatch personas` lists them.")
-        for count in range(len(words), 0, -1):
-            try:
-                persona = self._personas.get(" ".join(words[:count]))
-            except NotFoundError:
-                continue
-            return persona, " ".join(words[count:])
-        self._personas.get(words[0])  # raises NotFoundError listing the known names
-        raise AssertionError("unreachable")  # pragma: no cover
-
-
-def budget_text(budget: PromptBudget, project: str) -> str:
-    """A persona's prompt budget as a short mrkdwn report."""
-    rows = [
-        ("soul", budget.soul_tokens),
-        ("style", budget.style_tokens),
-        ("skill", budget.skill_tokens),
-        ("rules", budget.rules_tokens),
-        (f"memory ({budget.memory_lessons} of {budget.memory_total_lessons} lessons)", budget.memory_tokens),
-        ("thread", budget.thread_tokens),
-        ("summary", budget.summary_tokens),
-    ]
-    lines = [f"{label:<34}{tokens:>8,}" for label, tokens in rows]
-    lines += [f"{'total':<34}{budget.total_tokens:>8,}", f"{'left of the model window':<34}{budget.remaining:>8,}"]
-    override = " (system-prompt override)" if budget.override else ""
-    table = "\n".join(lines)
-    return f"*{escape(budget.persona)}* · {escape(project)} · mode {budget.mode}{override}\n```{table}```"
+        personas = self._personas.list()
+        longest = max((len(p.name.split()) for p in personas), default=1)
+        for count in range(min(len(words), longest), 0, -1):
+            found = find_persona(personas, " ".join(words[:count]))
+            if found is not None:
+                return found, " ".join(words[count:])
+        return self._personas.get(words[0]), ""  # raises NotFoundError listing the known names

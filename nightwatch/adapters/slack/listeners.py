@@ -25,6 +25,7 @@ from nightwatch.adapters.slack.views import (
     PERSONA_EDIT,
     PERSONA_NEW,
     ForgetTarget,
+    escape,
     forgotten_note_blocks,
     notice_modal,
 )
@@ -97,7 +98,7 @@ class Listeners:
                 channel=channel, thread_ts=thread_ts, topic=topic, bot_user_id=context.bot_user_id or ""
             )
         except NightWatchError as err:
-            client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=str(err))
+            client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=escape(str(err)))
 
     def on_message(self, event: Body) -> None:
         """A person spoke: the channel is not quiet (the running deliberation reads replies from the thread)."""
@@ -193,6 +194,7 @@ def _user(body: Body) -> str:
 
 def _tell(body: Body, respond: Respond, client: WebClient, text: str) -> None:
     """Tell only the clicking user: through the message's response_url, else ephemerally, else in a small modal."""
+    text = escape(text)  # messages may quote names or ids from the payload
     channel = (body.get("channel") or {}).get("id")
     if body.get("response_url"):
         respond(text=text, response_type="ephemeral", replace_original=False)

@@ -96,8 +96,6 @@ class Deliberations:
     def start(self, *, channel: str, thread_ts: str, topic: str, bot_user_id: str = "") -> Started:
         """Run a deliberation on `topic` in the thread, unless one already runs there or the pool is full."""
         thread = f"{channel}:{thread_ts}"
-        if not self._claim(thread):
-            return Started(False, "a deliberation is already running in this thread; it will see your message")
         request = DeliberationRequest(
             topic=topic,
             project=self._channels.project_for(channel),
@@ -105,6 +103,8 @@ class Deliberations:
             link=f"https://slack.com/archives/{channel}/p{thread_ts.replace('.', '')}",
         )
         poster = SlackPoster(client=self._client, channel=channel, thread_ts=thread_ts, bot_user_id=bot_user_id)
+        if not self._claim(thread):
+            return Started(False, "a deliberation is already running in this thread; it will see your message")
         if self._pool.try_submit(lambda: self._run(request, poster)):
             return Started(True)
         self._release(thread)
@@ -130,10 +130,14 @@ class Deliberations:
                 return False
             self._active.add(thread)
         since = self._clock.now() - RUNNING_FOR_AT_MOST
-        if any(d.thread == thread and (d.started_at or since) > since for d in self._log.running()):
+        try:
+            elsewhere = any(d.thread == thread and (d.started_at or since) > since for d in self._log.running())
+        except BaseException:
             self._release(thread)
-            return False
-        return True
+            raise
+        if elsewhere:
+            self._release(thread)
+        return not elsewhere
 
     def _release(self, thread: str) -> None:
         with self._lock:

@@ -192,13 +192,12 @@ def lesson_note_blocks(persona: Persona, project: str, lesson_id: str, safe_text
     `safe_text` must already be sanitised mrkdwn (the poster runs model text through `sanitize`).
     """
     target = ForgetTarget(persona.slug, project, lesson_id, "note")
-    text = safe_text
     return [
-        context(f"★ *{escape(persona.name)}* remembered: {text}"),
+        context(f"★ *{escape(persona.name)}* remembered: {safe_text}"),
         {
             "type": "actions",
             "elements": [button("Forget", LESSON_FORGET, target.encode(),
-                                confirm=confirm_dialog("Forget this lesson?", clip(text, 250), "Forget"))],
+                                confirm=confirm_dialog("Forget this lesson?", clip(safe_text, 250), "Forget"))],
         },
     ]
 

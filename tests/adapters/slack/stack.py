@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
+import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-import uuid
 from typing import Any
 
-from injector import Injector, Module
+from injector import Injector, Module, provider, singleton
 from slack_bolt import App, BoltRequest, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 from slack_sdk import WebClient
 from sqlalchemy import Engine
 
+from nightwatch.adapters.offline_llm import OfflineLLM
 from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.adapters.slack_state import SlackState
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.models import LLMRequest, LLMResponse
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.ports import Clock, DeliberationLog
+from nightwatch.domain.ports import LLM, Clock, DeliberationLog
 from nightwatch.startup import start
 from nightwatch.wiring import build_injector
 from tests import payloads
@@ -45,6 +48,32 @@ def stack_settings(home: Path, api_url: str, *, workers: int = 4, **extra: str) 
         **extra,
     }
     return Settings.from_env(env)
+
+
+class GatedLLM:
+    """The offline model held at a gate, so deliberations stay running while a test looks."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.inner = OfflineLLM()
+        self.requests: list[LLMRequest] = []
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        self.requests.append(request)
+        self.gate.wait(10)
+        return self.inner.complete(request)
+
+    def module(self) -> Module:
+        """An injector module binding this model as the LLM (it wins over the real binding)."""
+        gated = self
+
+        class Gate(Module):
+            @singleton
+            @provider
+            def llm(self) -> LLM:
+                return gated
+
+        return Gate()
 
 
 def authorize(**_: Any) -> AuthorizeResult:

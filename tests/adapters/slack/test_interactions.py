@@ -44,9 +44,11 @@ def test_invalid_submissions_get_inline_errors(stack: Stack, fields: dict[str, s
 
 def test_a_valid_submission_creates_the_persona_and_refreshes_home(stack: Stack, fake: FakeSlack) -> None:
     answer = submit(stack, payloads.persona_form(**FORM))
-    assert answer["response_action"] == "update" and "Created Rita" in str(answer["view"])
+    assert answer["response_action"] == "update"
+    assert "Created Rita" in str(answer["view"])
     rita = stack.personas.get("Rita")
-    assert rita.role == "Release Manager" and rita.soul.worldview == ("Small releases", "Rollbacks are features")
+    assert rita.role == "Release Manager"
+    assert rita.soul.worldview == ("Small releases", "Rollbacks are features")
     assert dict(rita.soul.opinions) == {"releases": ("ship on Tuesdays",)}
     fake.wait_for(lambda: fake.home_view(ADMIN) is not None)
     assert "Rita" in str(fake.home_view(ADMIN))
@@ -54,7 +56,8 @@ def test_a_valid_submission_creates_the_persona_and_refreshes_home(stack: Stack,
 
 def test_a_member_cannot_create_a_persona_even_with_a_crafted_submission(stack: Stack) -> None:
     answer = submit(stack, payloads.persona_form(**FORM), user="U1")
-    assert answer["response_action"] == "update" and "Only Night Watch admins" in str(answer["view"])
+    assert answer["response_action"] == "update"
+    assert "Only Night Watch admins" in str(answer["view"])
     with pytest.raises(NotFoundError):
         stack.personas.get("Rita")
 
@@ -66,7 +69,8 @@ def test_renaming_through_edit_keeps_the_memory_and_hidden_fields(stack: Stack) 
     answer = submit(stack, form, persona_id=maya.id)
     assert "Renamed Maya to Maia" in str(answer["view"])
     maia = stack.personas.get("Maia")
-    assert maia.id == maya.id and maia.soul.pet_peeves == maya.soul.pet_peeves  # fields not in the modal kept
+    assert maia.id == maya.id
+    assert maia.soul.pet_peeves == maya.soul.pet_peeves
     assert [lesson.text for lesson in stack.memory.lessons(maia, "general")] == [
         "Tokens in URLs leak through referrer headers."
     ]
@@ -108,7 +112,7 @@ def _lesson_button(stack: Stack, source: str) -> tuple[str, str]:
 
 
 def test_forget_from_a_thread_note_strikes_the_note_through(stack: Stack, fake: FakeSlack) -> None:
-    lesson_id, value = _lesson_button(stack, "note")
+    _lesson_id, value = _lesson_button(stack, "note")
     note = fake.workspace.store_message("C1", {"type": "message", "user": "UBOT", "bot_id": "B1", "text": "★"})
     stack.dispatch(payloads.block_action("lesson_forget", value, user=ADMIN, message_ts=note["ts"]))
     fake.wait_for(lambda: bool(fake.calls_to("chat.update")))

@@ -17,7 +17,8 @@ def test_the_pool_refuses_work_beyond_its_size_and_takes_it_again_when_free() ->
         release.wait(5)
 
     try:
-        assert pool.try_submit(job) and pool.try_submit(job)
+        assert pool.try_submit(job)
+        assert pool.try_submit(job)
         started.wait(5)
         assert pool.running == 2
         assert pool.try_submit(job) is False
@@ -57,7 +58,8 @@ def test_shutdown_lets_running_jobs_finish_within_the_grace_period() -> None:
     assert pool.try_submit(job)
     threading.Timer(0.05, release.set).start()
     assert pool.shutdown(5) is True
-    assert finished.is_set() and not pool.stopping.is_set()
+    assert finished.is_set()
+    assert not pool.stopping.is_set()
     assert pool.try_submit(lambda: None) is False
 
 

@@ -39,7 +39,9 @@ def test_model_text_is_sanitised_before_posting(fake: FakeSlack) -> None:
     poster, ts = poster_in_thread(fake)
     poster.post_turn(MAYA, "<!channel> ping <!subteam^S1|@oncall>, <@U1> and <@U999>: look")
     text = fake.messages("C1", ts)[-1]["text"]
-    assert "<!channel>" not in text and "<!subteam" not in text and "<@U999>" not in text
+    assert "<!channel>" not in text
+    assert "<!subteam" not in text
+    assert "<@U999>" not in text
     assert "<@U1>" in text  # U1 is already in the thread
 
 
@@ -72,7 +74,8 @@ def test_a_lesson_note_is_a_context_block_with_a_forget_button(fake: FakeSlack) 
     assert note["blocks"][0]["type"] == "context"
     assert note["blocks"][0]["elements"][0]["text"] == "★ *Carlos* remembered: Write the ADR first."
     button = note["blocks"][1]["elements"][0]
-    assert button["action_id"] == "lesson_forget" and '"l": "abc123"' in button["value"]
+    assert button["action_id"] == "lesson_forget"
+    assert '"l": "abc123"' in button["value"]
 
 
 def test_without_a_thread_the_first_post_starts_one(fake: FakeSlack) -> None:

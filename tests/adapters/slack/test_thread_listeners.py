@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from injector import Module, provider, singleton
-
-from nightwatch.adapters.offline_llm import OfflineLLM
-from nightwatch.domain.models import LLMRequest, LLMResponse
-from nightwatch.domain.ports import LLM, Clock
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.domain.deliberation import DeliberationEngine
+from nightwatch.domain.models import LLMRequest, Purpose
+from nightwatch.domain.ports import Clock
 from tests import payloads
-from tests.adapters.slack.stack import Stack, running_stack
+from tests.adapters.slack.stack import GatedLLM, Stack, running_stack
 from tests.fake_slack import FakeSlack
 
 PERSONAS = {"Maya", "Carlos", "Priya", "Dev"}
@@ -31,6 +27,11 @@ def human_says(fake: FakeSlack, text: str, *, thread_ts: str | None = None, user
     return payloads.app_mention(text, ts=stored["ts"], thread_ts=thread_ts, user=user)
 
 
+def request_text(request: LLMRequest) -> str:
+    """Everything a model call shows the model: the system prompt and the messages."""
+    return request.system.text + "\n".join(m.content for m in request.messages)
+
+
 def persona_posts(fake: FakeSlack, thread_ts: str) -> list[dict[str, Any]]:
     return [m for m in fake.messages("C1", thread_ts) if m.get("username")]
 
@@ -43,7 +44,8 @@ def test_a_mention_is_acked_and_personas_post_in_its_thread_under_their_names(st
     assert time.monotonic() - started < 1.0
     stack.drain()
     posts = persona_posts(fake, event["ts"])
-    assert {p["username"] for p in posts} <= PERSONAS and len(posts) >= 3
+    assert {p["username"] for p in posts} <= PERSONAS
+    assert len(posts) >= 3
     assert all(p["thread_ts"] == event["ts"] for p in posts)
     assert all(p.get("icon_emoji", "").startswith(":") for p in posts)  # each under its own icon
     [deliberation] = stack.log.recent()
@@ -74,7 +76,8 @@ def test_a_mention_in_a_thread_deliberates_in_that_thread_with_the_mapped_projec
     stack.dispatch(payloads.event_callback(event))
     stack.drain()
     [deliberation] = stack.log.recent()
-    assert deliberation.thread == f"C1:{root['ts']}" and deliberation.project == "night-watch"
+    assert deliberation.thread == f"C1:{root['ts']}"
+    assert deliberation.project == "night-watch"
     assert "Maya" in {p["username"] for p in persona_posts(fake, root["ts"])}
 
 
@@ -86,28 +89,9 @@ def test_a_mention_without_a_topic_gets_a_hint_not_a_deliberation(stack: Stack, 
     assert stack.log.recent() == []
 
 
-class _GatedLLM:
-    """The offline model, held at a gate so deliberations stay running while the test looks."""
-
-    def __init__(self) -> None:
-        self.gate = threading.Event()
-        self.inner = OfflineLLM()
-
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        self.gate.wait(10)
-        return self.inner.complete(request)
-
-
 def test_when_the_pool_is_full_the_user_is_told_in_the_thread(home: Path, fake: FakeSlack) -> None:
-    gated = _GatedLLM()
-
-    class Gate(Module):
-        @singleton
-        @provider
-        def llm(self) -> LLM:
-            return gated
-
-    with running_stack(home, fake, overrides=(Gate(),), workers=1) as stack:
+    gated = GatedLLM()
+    with running_stack(home, fake, overrides=(gated.module(),), workers=1) as stack:
         first = human_says(fake, "<@UBOT> first topic about caching")
         second = human_says(fake, "<@UBOT> second topic about logging")
         stack.dispatch(payloads.event_callback(first))
@@ -115,22 +99,32 @@ def test_when_the_pool_is_full_the_user_is_told_in_the_thread(home: Path, fake: 
         stack.dispatch(payloads.event_callback(second))
         fake.wait_for(lambda: len(fake.messages("C1", second["ts"])) == 2)
         busy = fake.messages("C1", second["ts"])[1]["text"]
-        assert "busy" in busy and "1 deliberations are running" in busy
+        assert "busy" in busy
+        assert "1 deliberations are running" in busy
         gated.gate.set()
         stack.drain()
         assert [d.topic for d in stack.log.recent()] == ["first topic about caching"]
 
 
+def test_a_human_reply_during_a_deliberation_is_seen_by_the_next_turns(home: Path, fake: FakeSlack) -> None:
+    gated = GatedLLM()
+    with running_stack(home, fake, overrides=(gated.module(),)) as stack:
+        event = human_says(fake, "<@UBOT> should we move sessions to Redis?")
+        stack.dispatch(payloads.event_callback(event))
+        fake.wait_for(lambda: len(gated.requests) == 1)  # the first turn is waiting for the model
+        reply = "Keep in mind the Redis cluster has no persistence configured."
+        fake.workspace.store_message("C1", {"type": "message", "user": "U3", "text": reply, "thread_ts": event["ts"]})
+        gated.gate.set()
+        stack.drain()
+        turns = [r for r in gated.requests if r.purpose is Purpose.TURN]
+        assert len(turns) >= 2
+        assert reply not in request_text(turns[0])
+        assert all(reply in request_text(r) for r in turns[1:])
+
+
 def test_a_thread_with_a_running_deliberation_gets_no_second_one(home: Path, fake: FakeSlack) -> None:
-    gated = _GatedLLM()
-
-    class Gate(Module):
-        @singleton
-        @provider
-        def llm(self) -> LLM:
-            return gated
-
-    with running_stack(home, fake, overrides=(Gate(),)) as stack:
+    gated = GatedLLM()
+    with running_stack(home, fake, overrides=(gated.module(),)) as stack:
         pool = WorkerPool(size=4)
         clock = stack.container.get(Clock)
         client = stack.slack.client
@@ -142,7 +136,8 @@ def test_a_thread_with_a_running_deliberation_gets_no_second_one(home: Path, fak
         first = human_says(fake, "<@UBOT> should we shard the database?")
         assert deliberations.start(channel="C1", thread_ts=first["ts"], topic="shard the database?").started
         again = deliberations.start(channel="C1", thread_ts=first["ts"], topic="Priya, how would we test it?")
-        assert not again.started and "already running" in again.reason
+        assert not again.started
+        assert "already running" in again.reason
         gated.gate.set()
         assert pool.shutdown(10)
         assert len(stack.log.recent()) == 1
@@ -165,10 +160,13 @@ def test_opening_the_home_tab_publishes_personas_and_their_memory(stack: Stack, 
     stack.dispatch(payloads.event_callback(payloads.app_home_opened("U1")))
     fake.wait_for(lambda: fake.home_view("U1") is not None)
     view = fake.home_view("U1")
-    assert view is not None and view["type"] == "home"
+    assert view is not None
+    assert view["type"] == "home"
     text = str(view["blocks"])
     assert all(name in text for name in PERSONAS)
-    assert "night-watch" in text and lesson.text in text and "lesson_forget" in text
+    assert "night-watch" in text
+    assert lesson.text in text
+    assert "lesson_forget" in text
     assert "persona_delete" not in text  # admin buttons only for admins
 
 
@@ -176,4 +174,6 @@ def test_an_admin_home_tab_has_the_persona_admin_buttons(stack: Stack, fake: Fak
     stack.dispatch(payloads.event_callback(payloads.app_home_opened("UADMIN")))
     fake.wait_for(lambda: fake.home_view("UADMIN") is not None)
     text = str(fake.home_view("UADMIN"))
-    assert "persona_new" in text and "persona_edit" in text and "persona_delete" in text
+    assert "persona_new" in text
+    assert "persona_edit" in text
+    assert "persona_delete" in text

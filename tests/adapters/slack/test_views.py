@@ -35,28 +35,36 @@ def test_the_modal_shows_every_editable_field_with_multiline_inputs_for_long_tex
     view = persona_modal(MAYA)
     blocks = {b["block_id"]: b for b in view["blocks"]}
     assert set(blocks) == {f.key for f in FIELDS} | {"active"}
-    assert blocks["who_i_am"]["element"]["multiline"] and blocks["opinions"]["element"]["multiline"]
-    assert not blocks["name"]["element"]["multiline"] and blocks["name"]["element"]["max_length"] == 40
+    assert blocks["who_i_am"]["element"]["multiline"]
+    assert blocks["opinions"]["element"]["multiline"]
+    assert not blocks["name"]["element"]["multiline"]
+    assert blocks["name"]["element"]["max_length"] == 40
     assert blocks["opinions"]["element"]["initial_value"] == "auth: Tokens expire.\nauth: Sessions are revocable."
-    assert view["private_metadata"] == '{"id": 3}' and len(view["title"]["text"]) <= 24
+    assert view["private_metadata"] == '{"id": 3}'
+    assert len(view["title"]["text"]) <= 24
 
 
 def test_a_submission_round_trips_and_keeps_fields_the_modal_does_not_show() -> None:
     initial = {b["block_id"]: b["element"].get("initial_value", "") for b in persona_modal(MAYA)["blocks"]}
     form = payloads.persona_form(**{k: v for k, v in initial.items() if k != "active"}, active=False)
     submission = Submission.parse(payloads.view_submission(form, persona_id=3)["view"])
-    assert submission.persona_id == 3 and submission.active is False
+    assert submission.persona_id == 3
+    assert submission.active is False
     assert field_errors(submission) == {}
     draft = to_draft(submission, MAYA)
-    assert draft.soul == MAYA.soul and draft.style == MAYA.style and draft.active is False
+    assert draft.soul == MAYA.soul
+    assert draft.style == MAYA.style
+    assert draft.active is False
 
 
 def test_words_split_on_commas_and_lines_and_bullets_are_stripped() -> None:
     form = payloads.persona_form(name="Rita", role="QA", words_used="ship, rollback\nflag",
                                  worldview="- one\n• two\n\n")
     draft = to_draft(Submission.parse(payloads.view_submission(form)["view"]), None)
-    assert draft.style is not None and draft.style.words_used == ("ship", "rollback", "flag")
-    assert draft.soul is not None and draft.soul.worldview == ("one", "two")
+    assert draft.style is not None
+    assert draft.style.words_used == ("ship", "rollback", "flag")
+    assert draft.soul is not None
+    assert draft.soul.worldview == ("one", "two")
 
 
 def test_field_errors_name_the_block_of_each_bad_field() -> None:
@@ -68,7 +76,8 @@ def test_field_errors_name_the_block_of_each_bad_field() -> None:
 def test_personas_list_respects_the_message_block_limit() -> None:
     many = [replace(MAYA, name=f"P{i}", slug=f"p{i}", id=i) for i in range(40)]
     blocks = personas_blocks(many)
-    assert len(blocks) <= 50 and "more" in str(blocks[-1])
+    assert len(blocks) <= 50
+    assert "more" in str(blocks[-1])
 
 
 def test_memory_list_escapes_text_and_encodes_the_forget_target() -> None:
@@ -84,8 +93,10 @@ def test_the_home_view_stays_within_the_view_block_limit() -> None:
     entries = [PersonaMemory(p, tuple((f"proj{j}", tuple(lesson(k) for k in range(5)), 9) for j in range(3)))
                for p in personas]
     view = home_view(entries, admin=True)
-    assert view["type"] == "home" and len(view["blocks"]) <= VIEW_BLOCKS
-    assert "showing 5" in str(view["blocks"]) and "More personas than fit" in str(view["blocks"][-1])
+    assert view["type"] == "home"
+    assert len(view["blocks"]) <= VIEW_BLOCKS
+    assert "showing 5" in str(view["blocks"])
+    assert "More personas than fit" in str(view["blocks"][-1])
 
 
 def test_help_lists_the_subcommands_and_the_personas() -> None:

@@ -1,0 +1,151 @@
+"""Read-path latency with one big memory file: MemoryService.read over FileMemoryStore.
+
+    python -m bench.read_latency [--lessons 10000] [--reads 60] [--json]
+
+It writes a synthetic memory file of N lessons (dated sections of 1-3 bullets, the way reflections record them) in
+a temporary NIGHTWATCH_HOME and times `MemoryService.read` with a topic and a recent thread as the query: file read,
+parse (cached while the file is unchanged), ranking, packing into the 2,000-token budget and rendering. The first
+read also parses the file and builds the index; it is reported apart as `cold_ms`. Target: p95 under 50 ms at
+10,000 lessons.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from nightwatch.adapters.memory_files import FileMemoryStore
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.models import LLMRequest, LLMResponse, Persona
+from nightwatch.domain.recall import Recall
+
+TARGET_P95_MS = 50.0
+NOW = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
+PERSONA = Persona(name="Bench", slug="bench", role="tester")
+PROJECT = "latency"
+SUBJECTS = (
+    "the auth service", "session cookies", "the billing worker", "schema migrations", "the search index",
+    "rate limiting", "the release train", "flaky integration tests", "the payments webhook", "feature flags",
+    "the retry queue", "secret rotation", "the canary deploy", "audit logging", "the cache layer",
+)  # fmt: skip
+VERBS = ("breaks", "needs", "slows down", "must wrap", "should log", "hides", "doubles", "retries", "blocks", "leaks")
+OBJECTS = (
+    "token refresh", "a rollback script", "p95 latency", "database locks", "idempotency keys", "error budgets",
+    "the on-call pager", "read replicas", "connection pools", "stale reads", "timeouts", "backoff with jitter",
+)  # fmt: skip
+FILES = ("auth_service.py", "billing/worker.ts", "db/migrate.sql", "search_index.go", "webhooks.py", "flags.yaml")
+THREAD_WORDS = (
+    "I think we should look at this again before the release because the numbers from last week were off and "
+    "nobody checked the dashboards after the deploy so the cache and the queue may both be involved here"
+).split()
+
+
+class NoModel:
+    """Reading memory never calls the model."""
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        raise AssertionError("the read path called the model")
+
+
+class FixedClock:
+    def now(self) -> datetime:
+        return NOW
+
+
+def lesson_line(rng: random.Random, number: int) -> str:
+    """One synthetic lesson: a subject, what it does, a file or version, and a ticket number that makes it unique."""
+    text = f"{rng.choice(SUBJECTS).capitalize()} {rng.choice(VERBS)} {rng.choice(OBJECTS)}"
+    if rng.random() < 0.4:
+        text += f" in {rng.choice(FILES)}"
+    if rng.random() < 0.3:
+        text += f" since v{rng.randint(1, 4)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}"
+    return f"{text}; see NW-{number} before changing {rng.choice(OBJECTS)}."
+
+
+def memory_file(lessons: int, seed: int = 7) -> str:
+    """A memory file of `lessons` bullets in dated sections, oldest first, as reflections append them."""
+    rng = random.Random(seed)
+    lines = [f"# {PERSONA.name} · memory for {PROJECT}", ""]
+    written = 0
+    day = NOW - timedelta(days=lessons // 3 + 1)
+    while written < lessons:
+        count = min(rng.randint(1, 3), lessons - written)
+        lines.append(f"## {day.date().isoformat()} · deliberation · https://example.slack.com/archives/C1/p{written}")
+        lines += [f"- {lesson_line(rng, written + i)}" for i in range(count)]
+        lines.append("")
+        written += count
+        day += timedelta(days=1)
+    return "\n".join(lines)
+
+
+def queries(count: int, seed: int = 11) -> list[tuple[str, str]]:
+    """(topic, recent thread) pairs: a topic naming a subject and an object, and about a hundred words of talk."""
+    rng = random.Random(seed)
+    return [
+        (
+            f"{rng.choice(SUBJECTS)} and {rng.choice(OBJECTS)} in {rng.choice(FILES)}",
+            " ".join(rng.choices(THREAD_WORDS + list(OBJECTS), k=100)),
+        )
+        for _ in range(count)
+    ]
+
+
+def measure(lessons: int = 10_000, reads: int = 60) -> dict[str, Any]:
+    """Cold and warm read-path timings in milliseconds for a file of `lessons` lessons."""
+    with tempfile.TemporaryDirectory(prefix="nightwatch-bench-") as home:
+        store = FileMemoryStore(Path(home))
+        text = memory_file(lessons)
+        store.update(PERSONA.slug, PROJECT, lambda _old: text)
+        service = MemoryService(
+            store=store, llm=NoModel(), clock=FixedClock(), recall=Recall(), policy=MemoryPolicy(token_budget=2000)
+        )
+        asked = queries(reads + 1)
+        started = time.perf_counter()
+        block = service.read(PERSONA, PROJECT, *asked[0])
+        cold = (time.perf_counter() - started) * 1000
+        timings = []
+        for topic, thread in asked[1:]:
+            started = time.perf_counter()
+            block = service.read(PERSONA, PROJECT, topic, thread)
+            timings.append((time.perf_counter() - started) * 1000)
+    timings.sort()
+    return {
+        "lessons": lessons,
+        "reads": reads,
+        "cold_ms": round(cold, 1),
+        "p50_ms": round(statistics.median(timings), 2),
+        "p95_ms": round(timings[max(0, int(len(timings) * 0.95) - 1)], 2),
+        "injected": len(block.lessons),
+        "target_p95_ms": TARGET_P95_MS,
+    }
+
+
+def summary(result: dict[str, Any]) -> str:
+    """One line for people."""
+    return (
+        f"read path (MemoryService.read), {result['lessons']} lessons in one file: p50 {result['p50_ms']} ms, "
+        f"p95 {result['p95_ms']} ms (target < {result['target_p95_ms']:.0f} ms); first read, with parse and index, "
+        f"{result['cold_ms']} ms; {result['injected']} lessons injected"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lessons", type=int, default=10_000)
+    parser.add_argument("--reads", type=int, default=60)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    result = measure(args.lessons, args.reads)
+    print(json.dumps(result) if args.json else summary(result))
+    return 0 if result["p95_ms"] < TARGET_P95_MS else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
