@@ -70,18 +70,19 @@ def lesson_line(rng: random.Random, number: int) -> str:
 
 
 def memory_file(lessons: int, seed: int = 7) -> str:
-    """A memory file of `lessons` bullets in dated sections, oldest first, as reflections append them."""
+    """A memory file of `lessons` bullets in daily sections of 1-3, oldest first, the newest dated yesterday."""
     rng = random.Random(seed)
+    sizes: list[int] = []
+    while sum(sizes) < lessons:
+        sizes.append(min(rng.randint(1, 3), lessons - sum(sizes)))
     lines = [f"# {PERSONA.name} · memory for {PROJECT}", ""]
     written = 0
-    day = NOW - timedelta(days=lessons // 3 + 1)
-    while written < lessons:
-        count = min(rng.randint(1, 3), lessons - written)
-        lines.append(f"## {day.date().isoformat()} · deliberation · https://example.slack.com/archives/C1/p{written}")
-        lines += [f"- {lesson_line(rng, written + i)}" for i in range(count)]
+    for age, size in zip(range(len(sizes), 0, -1), sizes, strict=True):
+        day = (NOW - timedelta(days=age)).date().isoformat()
+        lines.append(f"## {day} · deliberation · https://example.slack.com/archives/C1/p{written}")
+        lines += [f"- {lesson_line(rng, written + i)}" for i in range(size)]
         lines.append("")
-        written += count
-        day += timedelta(days=1)
+        written += size
     return "\n".join(lines)
 
 

@@ -223,10 +223,10 @@ def _context(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    from nightwatch.adapters.slack.app import SlackApp, run_socket_mode
+    from nightwatch.adapters.slack.app import STALE_AFTER, SlackApp, run_socket_mode
 
     settings = container.get(Settings)
-    container.get(DeliberationEngine).close_interrupted()
+    container.get(DeliberationEngine).close_interrupted(idle_for=STALE_AFTER)
     run_socket_mode(container.get(SlackApp), settings.slack.app_token)
     return 0
 

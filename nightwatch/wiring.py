@@ -21,8 +21,8 @@ from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
+from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
 

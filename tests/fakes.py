@@ -38,7 +38,7 @@ class FakeClock:
         self.current += timedelta(**delta)
 
 
-Reply = str | Exception | Callable[[LLMRequest], str]
+Reply = str | BaseException | Callable[[LLMRequest], str]
 
 
 class ScriptedLLM:
@@ -61,7 +61,7 @@ class ScriptedLLM:
             reply = queue.pop(0) if queue else self.default.get(request.purpose)
         if reply is None:
             raise LLMOutputError(f"ScriptedLLM has no reply for {request.purpose}")
-        if isinstance(reply, Exception):
+        if isinstance(reply, BaseException):
             raise reply
         text = reply(request) if callable(reply) else reply
         return LLMResponse(text=text, usage=Usage(input_tokens=10, output_tokens=5), model="scripted")
@@ -244,8 +244,14 @@ class InMemoryDeliberationLog:
         rows = [d for d in self.deliberations.values() if thread_prefix is None or d.thread.startswith(thread_prefix)]
         return sorted(rows, key=lambda d: d.id or 0, reverse=True)[:limit]
 
-    def running(self) -> list[Deliberation]:
-        return [d for d in self.deliberations.values() if d.status is DeliberationStatus.RUNNING]
+    def running(self, idle_since: datetime | None = None) -> list[Deliberation]:
+        def idle(d: Deliberation) -> bool:
+            if idle_since is None:
+                return True
+            times = [d.started_at, *(t.created_at for t in self.turn_rows.get(d.id or 0, []))]
+            return all(t is not None and t < idle_since for t in times)
+
+        return [d for d in self.deliberations.values() if d.status is DeliberationStatus.RUNNING and idle(d)]
 
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
         self.summaries[thread] = (covered, summary)

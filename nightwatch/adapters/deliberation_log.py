@@ -87,12 +87,16 @@ class SqlDeliberationLog:
         with self._engine.connect() as conn:
             return [_deliberation(row) for row in conn.execute(query).mappings()]
 
-    def running(self) -> list[Deliberation]:
-        query = (
-            select(deliberations)
-            .where(deliberations.c.status == DeliberationStatus.RUNNING.value)
-            .order_by(deliberations.c.id)
-        )
+    def running(self, idle_since: datetime | None = None) -> list[Deliberation]:
+        query = select(deliberations).where(deliberations.c.status == DeliberationStatus.RUNNING.value)
+        if idle_since is not None:
+            recent_turn = (
+                select(turns.c.id)
+                .where(turns.c.deliberation_id == deliberations.c.id, turns.c.created_at >= idle_since)
+                .exists()
+            )
+            query = query.where(deliberations.c.started_at < idle_since, ~recent_turn)
+        query = query.order_by(deliberations.c.id)
         with self._engine.connect() as conn:
             return [_deliberation(row) for row in conn.execute(query).mappings()]
 

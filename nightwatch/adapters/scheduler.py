@@ -30,7 +30,7 @@ def replica_id() -> str:
 
 
 class ProactiveScheduler:
-    """Every `tick_seconds`, if this replica holds the lease, posts a proactive message in each due channel."""
+    """Every `tick_seconds`, if this replica holds the lease, runs housekeeping and posts in each due channel."""
 
     def __init__(
         self,
@@ -42,6 +42,7 @@ class ProactiveScheduler:
         channel_name: Callable[[str], str],
         tick_seconds: float = DEFAULT_TICK_SECONDS,
         holder: str | None = None,
+        housekeeping: Callable[[], object] | None = None,
     ) -> None:
         self._service = service
         self._state = state
@@ -50,6 +51,7 @@ class ProactiveScheduler:
         self._channel_name = channel_name
         self.tick_seconds = tick_seconds
         self.holder = holder or replica_id()
+        self._housekeeping = housekeeping
         self._lease_ttl = timedelta(seconds=max(3 * tick_seconds, 30.0))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -58,6 +60,11 @@ class ProactiveScheduler:
         """One pass: take or renew the lease, then speak in every due channel. Returns what happened."""
         if not self._state.try_acquire(LEASE, self.holder, self._clock.now(), self._lease_ttl):
             return []
+        if self._housekeeping is not None:
+            try:
+                self._housekeeping()
+            except Exception:  # housekeeping must never stop proactive messages
+                log.exception("housekeeping failed; the next tick tries again")
         outcomes = []
         for channel in self._service.due(self._state.channels()):
             if self._stop.is_set():

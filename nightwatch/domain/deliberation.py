@@ -13,7 +13,7 @@ import builtins
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from nightwatch.domain.consensus import ClosingPrompt, ConsensusPrompt, decide
@@ -167,6 +167,10 @@ class DeliberationEngine:
             self._turns.save_usage(state)
             self._log.finish(state.id, DeliberationStatus.FAILED, None, self._clock.now())
             raise
+        except BaseException:  # Ctrl-C or exit mid-call: the process is going away, close the record cleanly
+            self._turns.save_usage(state)
+            self._log.finish(state.id, DeliberationStatus.INTERRUPTED, None, self._clock.now())
+            raise
 
     def _rounds(self, state: RunState, active: list[Persona], should_stop: Callable[[], bool]) -> Verdict:
         for round_no in range(1, self.rounds + 1):
@@ -266,11 +270,15 @@ class DeliberationEngine:
 
     # --- start-up and inspection -------------------------------------------------------------------------------
 
-    def close_interrupted(self) -> list[Deliberation]:
-        """Mark every stored RUNNING deliberation INTERRUPTED (at start-up), so none stays running forever."""
+    def close_interrupted(self, idle_for: timedelta | None = None) -> list[Deliberation]:
+        """Mark stored RUNNING deliberations INTERRUPTED, so none stays running forever after a restart.
+
+        With `idle_for`, only those without a turn for that long: a live deliberation on another replica always
+        makes progress within a model call's timeout and retries, so it is left alone.
+        """
         now = self._clock.now()
         closed: list[Deliberation] = []
-        for deliberation in self._log.running():
+        for deliberation in self._log.running(None if idle_for is None else now - idle_for):
             if deliberation.id is None:
                 continue
             self._log.finish(deliberation.id, DeliberationStatus.INTERRUPTED, deliberation.verdict, now)

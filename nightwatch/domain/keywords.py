@@ -12,8 +12,9 @@ import re
 from nightwatch.domain.stemmer import stem
 
 # Runs of letters and digits joined by the separators identifiers use (file names, versions, paths, ids).
-_COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[._\-/:+#@][A-Za-z0-9]+)*")
-_PART = re.compile(r"[A-Za-z0-9]+")
+# Letters and digits of any script ([^\W_]), so "café" or "Größe" stay words.
+_COMPOUND = re.compile(r"[^\W_]+(?:[._\-/:+#@][^\W_]+)*")
+_PART = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _VERSION = re.compile(r"v(\d+(?:\.\d+)+)")
 _POSSESSIVE = re.compile(r"['\u2019]s\b", re.IGNORECASE)
@@ -63,8 +64,8 @@ def _compound_terms(raw: str) -> list[str]:
 
 def _split_part(part: str) -> list[str]:
     """A camelCase word gives the whole and its humps; anything else is one word."""
-    humps = _CAMEL.findall(part)
-    if len(humps) > 1 and not part.isupper() and not part.islower():
+    humps = _CAMEL.findall(part)  # ASCII only: the pattern knows no other script's capitals
+    if part.isascii() and len(humps) > 1 and not part.isupper() and not part.islower():
         lowered = part.lower()
         return [lowered, *(term for hump in humps for term in _word_terms(hump.lower()))]
     return _word_terms(part.lower())

@@ -139,7 +139,9 @@ class DeliberationLog(Protocol):
 
     def recent(self, limit: int = 10, thread_prefix: str | None = None) -> list[Deliberation]: ...
 
-    def running(self) -> list[Deliberation]: ...
+    def running(self, idle_since: datetime | None = None) -> list[Deliberation]:
+        """RUNNING deliberations; with `idle_since`, only those with no start or turn since then."""
+        ...
 
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
         """Store the summary of the first `covered` messages of a thread."""

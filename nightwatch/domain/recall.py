@@ -28,6 +28,7 @@ from nightwatch.domain.ports import Embedder
 
 _DAY_SECONDS = 86400.0
 _MISSES_BEFORE_GIVING_UP = 64  # consecutive lessons too big for what is left of the budget
+_ANALYSED_TEXTS = 100_000  # texts whose terms are kept, so a file with one new lesson is not tokenised again
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class _Facts:
     def __init__(self, lessons: Sequence[Lesson], weights: RecallWeights, half_life_days: float) -> None:
         self.source = lessons
         self.live = [i for i in range(len(lessons) - 1, -1, -1) if lessons[i].superseded_by is None]  # later first
+        self.pinned = frozenset(i for i in self.live if lessons[i].pinned)
         self.stamps = [lesson.recorded_at.timestamp() for lesson in lessons]
         self.newest = max(self.stamps, default=0.0)
         self.rate = math.log(2.0) / (half_life_days * _DAY_SECONDS) if half_life_days > 0 else 0.0
@@ -102,11 +104,12 @@ class Recall:
         self.weights = weights or RecallWeights()
         self._cache: OrderedDict[tuple[str, ...], _Prepared] = OrderedDict()
         self._cache_size = cache_size
+        self._analysed: dict[str, list[str]] = {}
         self._lock = threading.Lock()
 
     def rank(self, lessons: Sequence[Lesson], query: str, now: datetime) -> list[Scored]:
         """Live lessons, best first, with their scores."""
-        order, totals = self._order(lessons, query, now)
+        order, totals, _ = self._order(lessons, query, now)
         return [Scored(lessons[i], totals[i]) for i in order]
 
     def select(
@@ -118,20 +121,22 @@ class Recall:
         cost: Callable[[Lesson], int],
     ) -> list[Lesson]:
         """The lessons to inject: pinned first, then by rank, while their summed `cost` fits `budget_tokens`."""
-        order, _ = self._order(lessons, query, now)
-        pinned = [i for i in order if lessons[i].pinned]
-        rest = (i for i in order if not lessons[i].pinned) if pinned else iter(order)
-        return _pack((lessons[i] for group in (pinned, rest) for i in group), budget_tokens, cost)
+        order, totals, pinned = self._order(lessons, query, now)
+        first = sorted(pinned, key=totals.__getitem__, reverse=True)
+        rest = (i for i in order if i not in pinned) if pinned else order
+        return _pack((lessons[i] for group in (first, rest) for i in group), budget_tokens, cost)
 
-    def _order(self, lessons: Sequence[Lesson], query: str, now: datetime) -> tuple[list[int], list[float]]:
-        """Positions of the live lessons, best first (ties: later in the file first), and every lesson's score."""
+    def _order(
+        self, lessons: Sequence[Lesson], query: str, now: datetime
+    ) -> tuple[list[int], list[float], frozenset[int]]:
+        """Live positions best first (ties: later in the file first), every lesson's score, and the pinned ones."""
         if not lessons:
-            return [], []
+            return [], [], frozenset()
         prepared = self._prepare(lessons)
         facts = self._facts(prepared, lessons)
         relevance = self._relevance(prepared, query)
         totals = [r + p for r, p in zip(relevance, facts.priors(now), strict=True)]
-        return sorted(facts.live, key=totals.__getitem__, reverse=True), totals
+        return sorted(facts.live, key=totals.__getitem__, reverse=True), totals, facts.pinned
 
     def _relevance(self, prepared: _Prepared, query: str) -> list[float]:
         """Each lesson's relevance in 0..1: keyword score over the best one, fused with dense similarity if any."""
@@ -154,13 +159,16 @@ class Recall:
 
     def _prepare(self, lessons: Sequence[Lesson]) -> _Prepared:
         """The cached index of this lesson set, built when the set is new."""
-        key = tuple(lesson.id for lesson in lessons)
         with self._lock:
-            prepared = self._cache.get(key)
-            if prepared is not None:
+            for known in self._cache.values():
+                if known.facts is not None and known.facts.source is lessons and isinstance(lessons, tuple):
+                    return known  # the very tuple read last time: no need to build the key
+            key = tuple([lesson.id for lesson in lessons])
+            cached = self._cache.get(key)
+            if cached is not None:
                 self._cache.move_to_end(key)
-                return prepared
-        prepared = _Prepared(LessonIndex(lessons, [terms(lesson.text) for lesson in lessons], self.weights.keyword))
+                return cached
+        prepared = _Prepared(LessonIndex(lessons, self._analyse(lessons), self.weights.keyword))
         if self.encoder is not None:
             vectors = self.encoder.embed([lesson.text for lesson in lessons])
             prepared.vectors = [array("f", _unit(vector)) for vector in vectors]  # a quarter of a list's memory
@@ -169,6 +177,19 @@ class Recall:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return prepared
+
+    def _analyse(self, lessons: Sequence[Lesson]) -> list[list[str]]:
+        """Each lesson's index terms, from the cache when its text was analysed before."""
+        known = self._analysed
+        if len(known) > _ANALYSED_TEXTS:
+            known.clear()
+        found = []
+        for lesson in lessons:
+            analysed = known.get(lesson.text)
+            if analysed is None:
+                analysed = known[lesson.text] = terms(lesson.text)
+            found.append(analysed)
+        return found
 
 
 def _scaled(scores: list[float]) -> list[float]:

@@ -164,8 +164,8 @@ def _step5(word: str) -> str:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """Return the Porter stem of a lower-case word; words of one or two letters are left as they are."""
-    if len(word) <= 2 or not word.isalpha():
+    """Return the Porter stem of a lower-case English word; short, non-ASCII or non-alphabetic words are kept."""
+    if len(word) <= 2 or not word.isalpha() or not word.isascii():
         return word
     word = _step1c(_step1b(_step1a(word)))
     word = _replace(word, _STEP2, 0)

@@ -187,3 +187,13 @@ def test_the_same_log_works_on_postgresql() -> None:
         with admin.begin() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+def test_running_with_idle_since_skips_deliberations_that_made_progress(log: SqlDeliberationLog) -> None:
+    quiet, busy = started(log, "C1:1"), started(log, "C1:2")
+    turn = Turn("Maya", "Security Reviewer", "Still on it.", 1, created_at=T0 + timedelta(minutes=20))
+    log.add_turn(busy.id or 0, turn)
+    fresh = log.start(Deliberation("New", "night-watch", "C1:3", started_at=T0 + timedelta(minutes=25)))
+    idle_since = T0 + timedelta(minutes=15)
+    assert [d.id for d in log.running(idle_since)] == [quiet.id]
+    assert {d.id for d in log.running()} == {quiet.id, busy.id, fresh.id}

@@ -120,3 +120,22 @@ def test_a_failing_channel_does_not_stop_the_others(engine: Engine, llm: Scripte
     outcomes = a.scheduler.tick()
     assert [(o.channel, o.posted) for o in outcomes] == [("C1", False), ("C2", True)]
     assert all(c.last_proactive_at == T0 for c in a.state.channels())
+
+
+def test_housekeeping_runs_only_on_the_lease_holder_and_failures_do_not_stop_it(
+    engine: Engine, llm: ScriptedLLM
+) -> None:
+    clock = FakeClock(T0)
+    calls: list[str] = []
+
+    def housekeeping(name: str) -> None:
+        calls.append(name)
+        raise RuntimeError("database hiccup")
+
+    a, b = Replica(engine, clock, llm, "a"), Replica(engine, clock, llm, "b")
+    a.scheduler._housekeeping = lambda: housekeeping("a")
+    b.scheduler._housekeeping = lambda: housekeeping("b")
+    a.state.map_channel("C1", "night-watch", T0 - timedelta(hours=2))
+    assert len(a.scheduler.tick()) == 1  # the failing housekeeping did not stop the proactive message
+    b.scheduler.tick()
+    assert calls == ["a"]

@@ -514,3 +514,28 @@ def test_context_budget_uses_the_projects_latest_deliberation() -> None:
     assert memory.reads[-1][2] == "Maya, Dev: logging tokens"  # the latest topic when none is given
     with pytest.raises(NotFoundError):
         s.engine.context_budget("nobody", "night-watch")
+
+
+def test_close_interrupted_with_idle_for_leaves_live_deliberations_alone() -> None:
+    from datetime import timedelta
+
+    from nightwatch.domain.models import Deliberation
+
+    s = stage(policy=DeliberationPolicy(max_rounds=1))
+    old = s.log.start(Deliberation("Cut off", "night-watch", "C1:1", started_at=s.clock.now()))
+    s.clock.advance(minutes=20)
+    live = s.log.start(Deliberation("Running elsewhere", "night-watch", "C1:2", started_at=s.clock.now()))
+    s.clock.advance(minutes=1)
+    closed = s.engine.close_interrupted(idle_for=timedelta(minutes=15))
+    assert [d.id for d in closed] == [old.id]
+    assert s.log.get(live.id or 0).status is DeliberationStatus.RUNNING  # type: ignore[union-attr]
+
+
+def test_an_interrupt_mid_call_closes_the_record_as_interrupted() -> None:
+    s = stage(policy=DeliberationPolicy(max_rounds=1))
+    s.llm.script(Purpose.TURN, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        s.engine.run(ask("Dev: merge?"), RecordingPoster())
+    [stored] = s.log.deliberations.values()
+    assert stored.status is DeliberationStatus.INTERRUPTED
+    assert s.log.running() == []

@@ -190,13 +190,24 @@ def test_neighbours_from_the_same_interaction_lend_context() -> None:
     assert split["a"] < together["a"]
 
 
-def test_counts_and_pins_changed_in_place_are_honoured_on_the_next_read() -> None:
+@pytest.mark.parametrize("container", [list, tuple])
+def test_counts_and_pins_changed_in_place_are_honoured_on_the_next_read(container: type) -> None:
     recall = Recall()
     first = [lesson("a", "Deploy freeze on Fridays.", link="1"), lesson("b", "Deploy with two reviewers.", link="2")]
     room_for_one = max(cost(item) for item in first)
-    assert ids(recall.select(first, "", NOW, room_for_one, cost)) == ["b"]
-    pinned = [replace(first[0], pinned=True), first[1]]
+    assert ids(recall.select(container(first), "", NOW, room_for_one, cost)) == ["b"]
+    pinned = container([replace(first[0], pinned=True), first[1]])
     assert ids(recall.select(pinned, "", NOW, room_for_one, cost)) == ["a"]
+    assert ids(recall.select(pinned, "", NOW, room_for_one, cost)) == ["a"]  # the same tuple again
+    seen = container([first[0], replace(first[1], superseded_by="a")])
+    assert ids(recall.rank(seen, "", NOW)) == ["a"]
+
+
+def test_a_lesson_dated_after_now_counts_as_fresh_not_fresher() -> None:
+    ahead = lesson("ahead", "Pin the base image digest.", days_ago=-3, link="1")
+    today = lesson("today", "Pin the base image digest!", days_ago=0, link="2")
+    scores = {s.lesson.id: s.score for s in Recall().rank([ahead, today], "base image", NOW)}
+    assert scores["ahead"] == pytest.approx(scores["today"])
 
 
 def test_a_changed_lesson_set_is_indexed_again() -> None:

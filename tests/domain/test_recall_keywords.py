@@ -39,6 +39,10 @@ def test_possessives_and_curly_apostrophes_fold_to_the_same_term() -> None:
     assert terms("Carlos's review") == terms("Carlos’s reviews") == terms("carlos review")
 
 
+def test_words_of_other_scripts_are_kept_whole() -> None:
+    assert terms("Größe café 日本語") == ["größe", "café", "日本語"]
+
+
 def test_repeats_are_kept_for_term_frequency() -> None:
     assert terms("cache cache caching") == ["cach", "cach", "cach"]
 
