@@ -9,6 +9,7 @@ from __future__ import annotations
 from injector import Injector, Module, provider, singleton
 from sqlalchemy import Engine
 
+from nightwatch.adapters import embeddings
 from nightwatch.adapters.clock import SystemClock
 from nightwatch.adapters.db import make_engine
 from nightwatch.adapters.deliberation_log import SqlDeliberationLog
@@ -19,6 +20,7 @@ from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.adapters.slack_state import SlackState
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
+from nightwatch.domain.errors import ConfigError
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
@@ -80,6 +82,11 @@ class NightWatchModule(Module):
     @singleton
     @provider
     def provide_recall(self, settings: Settings) -> Recall:
+        mode = settings.memory.dense
+        if mode == "on" or (mode == "auto" and embeddings.available()):
+            if not embeddings.available():
+                raise ConfigError(f"NIGHTWATCH_RECALL_DENSE=on: {embeddings.MISSING_MESSAGE}")
+            return Recall(half_life_days=settings.memory.half_life_days, encoder=embeddings.MiniLMEmbedder())
         return Recall(half_life_days=settings.memory.half_life_days)
 
     @singleton

@@ -9,15 +9,15 @@ from injector import Module, provider, singleton
 from sqlalchemy import Engine
 
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
+from nightwatch.adapters.offline_llm import OfflineLLM
 from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.adapters.slack_state import SlackState
-from nightwatch.adapters.offline_llm import OfflineLLM
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
+from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.wiring import build_injector
@@ -79,3 +79,22 @@ def test_an_override_module_of_fakes_wins(settings: Settings) -> None:
     container = build_injector(settings, Fakes())
     assert container.get(LLM) is fake_llm
     assert container.get(Clock) is fake_clock
+
+
+def test_dense_recall_on_without_the_extra_says_how_to_install_it(settings: Settings) -> None:
+    from nightwatch.adapters import embeddings
+    from nightwatch.domain.errors import ConfigError
+
+    if embeddings.available():
+        pytest.skip("the semantic extra is installed here")
+    dense = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, dense="on"))
+    with pytest.raises(ConfigError, match=r"NIGHTWATCH_RECALL_DENSE=on: .*pip install"):
+        build_injector(dense).get(Recall)
+
+
+def test_dense_recall_auto_falls_back_to_keywords_without_the_extra(settings: Settings) -> None:
+    from nightwatch.adapters import embeddings
+
+    auto = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, dense="auto"))
+    recall = build_injector(auto).get(Recall)
+    assert (recall.encoder is not None) == embeddings.available()

@@ -19,6 +19,7 @@ from typing import ClassVar, Literal
 
 from nightwatch.domain.memory_format import lesson_id
 from nightwatch.domain.models import Lesson
+from nightwatch.domain.stemmer import stem
 from nightwatch.prompts import Prompt
 
 Action = Literal["create", "merge", "skip", "supersede"]
@@ -32,7 +33,9 @@ _TOKEN = re.compile(r"`[^`]+`|v?\d+(?:[.\-/:]\d+)*[a-z%]*|[A-Za-z_][A-Za-z0-9_]*
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
 _NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
 
-STOP_WORDS = frozenset(
+# Narrower than recall's stop words (keywords.STOP_WORDS): "together", "last", "next" or "whole" can be what a
+# lesson is about, and two lessons that differ in them are not restatements.
+_FUNCTION_WORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being below between
     both but by ca can could did do does doing down during each either else etc even ever every few for from further
     had has have having he her here hers him his how i if in into is it its itself just let lets may me might more
@@ -140,8 +143,8 @@ def features(text: str) -> Features:
             negations += lower in _NEGATORS
             if lower in _POLARITY:
                 decisions.add(_POLARITY[lower])
-            elif lower not in STOP_WORDS and lower not in _NEGATORS:
-                words.add(_stem(lower))
+            elif lower not in _FUNCTION_WORDS and lower not in _NEGATORS:
+                words.add(stem(lower))
     return Features(frozenset(words), frozenset(values), frozenset(names), frozenset(decisions), negations % 2 == 1)
 
 
@@ -231,14 +234,3 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 def _same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
     return len(a & b) >= min(2, len(a | b)) and _overlap(a, b) >= SAME_SUBJECT_OVERLAP
-
-
-def _stem(word: str) -> str:
-    """A light suffix stripper: consistent, not linguistic, so "migrations" and "migration" meet."""
-    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
-        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
-            word = word[: len(word) - len(suffix)] + keep
-            break
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-        word = word[:-1]  # running -> runn -> run
-    return word.rstrip("e") if len(word) > 4 else word
