@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import builtins
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -189,20 +189,32 @@ class DeliberationEngine:
             state.poster.post_notice(f"{state.panel.lead.name} asks for one more round: {verdict.summary}")
         raise AssertionError("the last round always returns a verdict")  # pragma: no cover
 
-    def _speakers(self, state: RunState, active: list[Persona]) -> list[Persona]:
-        """This round's speakers: the contributors, anyone a person addressed since last round, then the lead."""
+    def _speakers(self, state: RunState, active: list[Persona]) -> Iterator[Persona]:
+        """This round's speakers: the contributors and anyone a person addressed, then the lead.
+
+        A person may address a persona while the round runs; it answers before the lead, once per round.
+        """
+        lead = state.panel.lead
+        state.addressed = set()
+        queue = list(state.panel.contributors)
+        spoken: set[str] = set()
+        while True:
+            queue += [p for p in self._newly_addressed(state, active) if p.slug != lead.slug]
+            queue = [p for p in queue if p.slug not in spoken]
+            if not queue:
+                break
+            persona = queue.pop(0)
+            spoken.add(persona.slug)
+            yield persona
+        yield lead
+
+    def _newly_addressed(self, state: RunState, active: list[Persona]) -> list[Persona]:
+        """Personas a person named in the thread since the last look (each human message is read once)."""
         messages = state.poster.messages()
-        addressed: list[Persona] = []
-        for message in messages[state.human_seen :]:
-            if message.persona is None:
-                addressed += named_in(message.text, active)
+        addressed = [p for m in messages[state.human_seen :] if m.persona is None for p in named_in(m.text, active)]
         state.human_seen = len(messages)
-        state.addressed = {p.slug for p in addressed}
-        speakers = list(state.panel.contributors)
-        for persona in addressed:
-            if persona.slug != state.panel.lead.slug and all(s.slug != persona.slug for s in speakers):
-                speakers.append(persona)
-        return [*speakers, state.panel.lead]
+        state.addressed |= {p.slug for p in addressed}
+        return addressed
 
     def _decide(self, state: RunState, round_no: int, final: bool) -> Verdict:
         """The lead's verdict; its system prompt is the same as for its turn, so the prefix cache is reused."""

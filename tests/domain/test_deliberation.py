@@ -362,23 +362,40 @@ def test_a_human_reply_is_seen_by_the_next_turn() -> None:
     assert "- alice (a person): What about Redis memory limits?" in second.messages[0].content
 
 
-def test_a_persona_named_in_a_human_reply_answers_in_the_next_round() -> None:
-    llm = ScriptedLLM().script(Purpose.CONSENSUS, verdict_json("CHANGES", "Need QA input."), verdict_json("APPROVE"))
+def test_a_persona_named_in_a_human_reply_answers_before_the_lead_decides() -> None:
+    llm = ScriptedLLM().script(Purpose.CONSENSUS, verdict_json("CHANGES", "Need more."), verdict_json("APPROVE"))
     s = stage(llm=llm)
     poster = InterruptingPoster("Priya, can you check the rollback test?")
     result = s.engine.run(ask("Maya, Dev: session storage"), poster)
     assert [(t.persona, t.round) for t in result.turns] == [
         ("Maya", 1),
         ("Dev", 1),
+        ("Priya", 1),
         ("Carlos", 1),
         ("Maya", 2),
         ("Dev", 2),
-        ("Priya", 2),
         ("Carlos", 2),
     ]
     priya = next(r for r in s.llm.calls(Purpose.TURN) if r.persona is not None and r.persona.name == PRIYA.name)
     assert "addressed you directly" in priya.messages[-1].content
-    assert [slug for slug, _, _ in s.memory.reflections] == ["maya", "dev", "carlos", "priya"]
+    assert [slug for slug, _, _ in s.memory.reflections] == ["maya", "dev", "priya", "carlos"]
+
+
+def test_a_named_persona_answers_even_when_the_lead_approves_in_the_only_round() -> None:
+    s = stage(policy=DeliberationPolicy(max_rounds=1))
+    result = s.engine.run(ask("Maya, Dev: session storage"), InterruptingPoster("@Priya what would you test?"))
+    assert [t.persona for t in result.turns] == ["Maya", "Dev", "Priya", "Carlos"]
+
+
+def test_a_persona_named_twice_in_one_round_answers_once() -> None:
+    class Nagging(RecordingPoster):
+        def post_turn(self, persona, text):  # type: ignore[no-untyped-def]
+            super().post_turn(persona, text)
+            self.thread.append(ThreadMessage(author="alice", text="Priya, again?"))
+
+    s = stage(policy=DeliberationPolicy(max_rounds=1))
+    result = s.engine.run(ask("Maya, Dev: session storage"), Nagging())
+    assert [t.persona for t in result.turns] == ["Maya", "Dev", "Priya", "Carlos"]
 
 
 def test_older_messages_are_summarised_once_and_the_summary_reused() -> None:
