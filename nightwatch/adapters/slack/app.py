@@ -18,6 +18,7 @@ from types import FrameType
 
 from slack_bolt import App
 from slack_bolt.authorization import AuthorizeResult
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk import WebClient
 from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, RetryHandler
 
@@ -97,7 +98,7 @@ class SlackApp:
             authorize=authorize,
             token_verification_enabled=False,
             listener_executor=self._listener_threads,
-            logger=logging.getLogger("nightwatch.slack.bolt"),
+            logger=_bolt_logger(),
         )
         admins = AdminCheck(admins=settings.admins, client=self.client, clock=clock)
         channels = ChannelDirectory(client=self.client, state=state, clock=clock)
@@ -139,6 +140,20 @@ class SlackApp:
             self.scheduler.stop()
         self._listener_threads.shutdown(wait=True)  # listeners only ack, check and hand over: they end quickly
         return self.pool.shutdown(grace_seconds)
+
+
+class _SameTokenNotice(logging.Filter):
+    """Drops Bolt's "`token` will be unused" warning: Bolt reads SLACK_BOT_TOKEN by itself, and our client has it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != warning_client_prioritized_and_token_skipped()
+
+
+def _bolt_logger() -> logging.Logger:
+    logger = logging.getLogger("nightwatch.slack.bolt")
+    if not any(isinstance(f, _SameTokenNotice) for f in logger.filters):
+        logger.addFilter(_SameTokenNotice())
+    return logger
 
 
 def run_socket_mode(

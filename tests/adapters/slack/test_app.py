@@ -58,3 +58,16 @@ def test_sigterm_and_sigint_ask_the_app_to_stop(number: signal.Signals) -> None:
     finally:
         for n, handler in previous.items():
             signal.signal(n, handler)
+
+
+def test_bolts_own_token_notice_is_not_logged_when_the_env_has_the_bot_token(
+    home: Path, fake: FakeSlack, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-from-the-environment")
+    with caplog.at_level("WARNING"):
+        stack = build_stack(home, fake)
+    try:
+        assert not [r for r in caplog.records if "will be unused" in r.getMessage()]
+    finally:
+        stack.drain()
+        stack.container.get(Engine).dispose()
