@@ -73,8 +73,6 @@ def copies_several(text: str, lessons: Sequence[Lesson]) -> bool:
     return len(covered) / len(triples) >= STITCH_SHARE
 
 
-
-
 def _echoes(words: list[str], instructions: str) -> bool:
     """True when a lesson is mostly a copy of the prompt's own instructions."""
     if len(words) < 4:
