@@ -101,9 +101,11 @@ class Listeners:
             client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=escape(str(err)))
 
     def on_message(self, event: Body) -> None:
-        """A person spoke: the channel is not quiet (the running deliberation reads replies from the thread)."""
+        """A person spoke: the channel is not quiet, and a deliberation running in that thread hears it."""
         if not event.get("subtype") and not event.get("bot_id") and event.get("channel"):
             self._state.touch(str(event["channel"]), self._clock.now())
+            if event.get("thread_ts"):
+                self._deliberations.observe(event)
 
     def on_home_opened(self, event: Body) -> None:
         if event.get("tab", "home") == "home":

@@ -1,8 +1,10 @@
 """The Poster for one Slack thread: each persona posts under its own name and icon; the thread reads back.
 
 Model text goes through `sanitize` before it is posted (no broadcast mentions, no user groups, no mention of anyone
-not already in the thread) and is split to respect Slack's limits. `messages()` reads the thread from Slack, so a
-person's reply during a deliberation is seen by the next turn.
+not already in the thread) and is split to respect Slack's limits. `messages()` serves a local transcript of the
+thread: read from Slack at most every `refresh_seconds` (conversations.replies is rate limited, and the engine asks
+several times a turn), kept current with the poster's own posts, and with people's replies the `message` event
+pushes in (`observe`). A reply that reaches another replica's socket is seen at the next refresh.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 import unicodedata
 from typing import Any
 
@@ -22,6 +25,7 @@ from nightwatch.domain.models import Persona, ThreadMessage, Verdict
 log = logging.getLogger(__name__)
 
 FALLBACK_TEXT = 3000  # the notification text that accompanies blocks
+REFRESH_SECONDS = 3.0
 _USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 
 
@@ -54,13 +58,24 @@ def shortcode(emoji: str) -> str:
 class SlackPoster:
     """Posts into `channel`'s thread `thread_ts`; with no thread, the first post starts one (proactive posts)."""
 
-    def __init__(self, *, client: WebClient, channel: str, thread_ts: str | None, bot_user_id: str = "") -> None:
+    def __init__(
+        self,
+        *,
+        client: WebClient,
+        channel: str,
+        thread_ts: str | None,
+        bot_user_id: str = "",
+        refresh_seconds: float = REFRESH_SECONDS,
+    ) -> None:
         self._client = client
         self.channel = channel
         self.thread_ts = thread_ts
         self._bot_user_id = bot_user_id
+        self._refresh_seconds = refresh_seconds
         self._humans: set[str] = set()
         self._names: dict[str, str] = {}
+        self._transcript: list[ThreadMessage] | None = None  # None: not read from Slack yet
+        self._read_at = 0.0
         self._lock = threading.Lock()
 
     # --- posting ------------------------------------------------------------------------------------------------
@@ -93,6 +108,9 @@ class SlackPoster:
         response = self._client.chat_postMessage(**kwargs)
         if not self.thread_ts:
             self.thread_ts = str(response["ts"])  # the first post is the root of the thread from now on
+        username = identity.get("username")
+        if username:
+            self._remember(ThreadMessage(author=username, text=text, persona=username, ts=str(response["ts"])))
 
     # --- reading ------------------------------------------------------------------------------------------------
 
@@ -100,12 +118,25 @@ class SlackPoster:
         """The thread so far, oldest first: persona posts (by username) and people's messages; app notes left out."""
         if not self.thread_ts:
             return []
-        found: list[ThreadMessage] = []
-        for raw in self._replies():
-            message = self._message(raw)
-            if message is not None:
-                found.append(message)
-        return found
+        with self._lock:
+            fresh = self._transcript is not None and time.monotonic() - self._read_at < self._refresh_seconds
+            if fresh and self._transcript is not None:
+                return list(self._transcript)
+        found = [message for raw in self._replies() if (message := self._message(raw)) is not None]
+        with self._lock:
+            self._transcript, self._read_at = found, time.monotonic()
+            return list(found)
+
+    def observe(self, event: dict[str, Any]) -> None:
+        """Add a person's reply that arrived as a `message` event, so the next turn sees it without a read."""
+        message = self._message(event)
+        if message is not None and message.persona is None:
+            self._remember(message)
+
+    def _remember(self, message: ThreadMessage) -> None:
+        with self._lock:
+            if self._transcript is not None and all(m.ts != message.ts for m in self._transcript):
+                self._transcript.append(message)
 
     def _replies(self) -> list[dict[str, Any]]:
         pages: list[dict[str, Any]] = []

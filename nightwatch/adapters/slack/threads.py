@@ -91,6 +91,7 @@ class Deliberations:
         self._channels = channels
         self._clock = clock
         self._active: set[str] = set()  # threads with a deliberation on this replica (the log covers the others)
+        self._posters: dict[str, SlackPoster] = {}  # their posters, to hand people's replies to
         self._lock = threading.Lock()
 
     def start(self, *, channel: str, thread_ts: str, topic: str, bot_user_id: str = "") -> Started:
@@ -105,12 +106,22 @@ class Deliberations:
         poster = SlackPoster(client=self._client, channel=channel, thread_ts=thread_ts, bot_user_id=bot_user_id)
         if not self._claim(thread):
             return Started(False, "a deliberation is already running in this thread; it will see your message")
+        with self._lock:
+            self._posters[thread] = poster
         if self._pool.try_submit(lambda: self._run(request, poster)):
             return Started(True)
         self._release(thread)
         busy = BUSY.format(running=self._pool.running)
         self._client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=busy)
         return Started(False, busy)
+
+    def observe(self, event: dict[str, object]) -> None:
+        """Hand a person's thread reply to the deliberation running in that thread on this replica, if any."""
+        thread = f"{event.get('channel')}:{event.get('thread_ts')}"
+        with self._lock:
+            poster = self._posters.get(thread)
+        if poster is not None:
+            poster.observe(dict(event))
 
     def _run(self, request: DeliberationRequest, poster: SlackPoster) -> None:
         try:
@@ -142,3 +153,4 @@ class Deliberations:
     def _release(self, thread: str) -> None:
         with self._lock:
             self._active.discard(thread)
+            self._posters.pop(thread, None)

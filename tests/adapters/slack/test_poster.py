@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from slack_sdk import WebClient
 
 from nightwatch.adapters.slack.app import retry_handlers
@@ -13,10 +15,16 @@ CARLOS = Persona(name="Carlos", slug="carlos", role="Tech Lead", avatar="🏗️
 MAYA = Persona(name="Maya", slug="maya", role="Security Reviewer", avatar="https://example.test/maya.png")
 
 
-def poster_in_thread(fake: FakeSlack, *, retries: bool = False) -> tuple[SlackPoster, str]:
+def poster_in_thread(
+    fake: FakeSlack, *, retries: bool = False, refresh_seconds: float = 0.0
+) -> tuple[SlackPoster, str]:
+    """A poster in a new thread; by default it reads the thread from Slack on every messages() call."""
     root = fake.workspace.store_message("C1", {"type": "message", "user": "U1", "text": "<@UBOT> review the login"})
     client = WebClient(token="xoxb-test", base_url=fake.api_url, retry_handlers=retry_handlers() if retries else [])
-    return SlackPoster(client=client, channel="C1", thread_ts=root["ts"], bot_user_id="UBOT"), root["ts"]
+    poster = SlackPoster(
+        client=client, channel="C1", thread_ts=root["ts"], bot_user_id="UBOT", refresh_seconds=refresh_seconds
+    )
+    return poster, root["ts"]
 
 
 def test_identity_uses_the_avatar_as_icon() -> None:
@@ -65,6 +73,32 @@ def test_messages_reads_people_and_personas_and_leaves_app_notes_out(fake: FakeS
     assert [(m.author, m.persona) for m in seen] == [("alice", None), ("Maya", "Maya"), ("alice", None)]
     assert seen[0].text == "review the login"  # the app's own mention is dropped
     assert seen[2].text == "@alice Maya, and refresh tokens?"
+
+
+def test_the_thread_is_read_once_per_refresh_and_kept_current_locally(fake: FakeSlack) -> None:
+    poster, ts = poster_in_thread(fake, refresh_seconds=60)
+    poster.post_turn(MAYA, "Tokens must expire.")
+    poster.post_turn(CARLOS, "Agreed; add it to the checklist.")
+    reply = {"type": "message", "user": "U1", "text": "And refresh tokens?", "thread_ts": ts, "ts": "1800000000.5"}
+    poster.observe(reply)  # the `message` event of a person's reply
+    poster.observe(reply)  # a redelivery adds nothing
+    seen = poster.messages()
+    assert [(m.author, m.text) for m in seen] == [
+        ("alice", "review the login"),
+        ("Maya", "Tokens must expire."),
+        ("Carlos", "Agreed; add it to the checklist."),
+        ("alice", "And refresh tokens?"),
+    ]
+    assert len(fake.calls_to("conversations.replies")) == 1
+
+
+def test_a_reply_that_reached_another_replica_is_seen_at_the_next_refresh(fake: FakeSlack) -> None:
+    poster, ts = poster_in_thread(fake, refresh_seconds=0.2)
+    assert len(poster.messages()) == 1
+    fake.workspace.store_message("C1", {"type": "message", "user": "U1", "text": "One more thing", "thread_ts": ts})
+    assert len(poster.messages()) == 1  # within the refresh interval: served locally
+    time.sleep(0.25)
+    assert len(poster.messages()) == 2
 
 
 def test_a_lesson_note_is_a_context_block_with_a_forget_button(fake: FakeSlack) -> None:

@@ -113,7 +113,8 @@ def test_a_human_reply_during_a_deliberation_is_seen_by_the_next_turns(home: Pat
         stack.dispatch(payloads.event_callback(event))
         fake.wait_for(lambda: len(gated.requests) == 1)  # the first turn is waiting for the model
         reply = "Keep in mind the Redis cluster has no persistence configured."
-        fake.workspace.store_message("C1", {"type": "message", "user": "U3", "text": reply, "thread_ts": event["ts"]})
+        said = {"type": "message", "user": "U3", "text": reply, "thread_ts": event["ts"], "channel": "C1"}
+        stack.dispatch(payloads.event_callback(fake.workspace.store_message("C1", said)))  # the reply's event
         gated.gate.set()
         stack.drain()
         turns = [r for r in gated.requests if r.purpose is Purpose.TURN]
