@@ -14,6 +14,7 @@ from typing import TextIO
 import yaml
 from injector import Injector
 
+from nightwatch.adapters.redaction import install_redaction
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
@@ -37,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = _settings(args)
         logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
+        install_redaction()
         for notice in settings.notices:
             print(f"note: {notice}", file=sys.stderr)
         container = build_injector(settings)

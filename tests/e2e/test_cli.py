@@ -181,3 +181,19 @@ def test_deliberation_through_the_real_sdk_against_the_fake_anthropic(
     cached = [block for body in bodies for block in body["system"] if "cache_control" in block]
     assert cached, "the stable prefix carries cache_control"
     assert "[offline]" not in out
+
+
+def test_the_api_key_never_reaches_the_logs_even_at_debug(home: Path) -> None:
+    secret = "sk-ant-api03-supersecretvalue"
+    script = Path(sys.executable).parent / "nightwatch"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "NIGHTWATCH", "DATABASE"))}
+    with FakeAnthropic() as fake:
+        env |= {"NIGHTWATCH_HOME": str(home), "NIGHTWATCH_LOG_LEVEL": "DEBUG",
+                "ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": fake.url}
+        done = subprocess.run(
+            [str(script), "deliberate", TOPIC, "--personas", "maya"],
+            env=env, capture_output=True, text=True, timeout=120, check=False,
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "DEBUG" in done.stderr  # the SDK did log its requests
+    assert "supersecretvalue" not in done.stderr + done.stdout

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from nightwatch.adapters.slack.redaction import TokenRedactingFilter, install_redaction, redact
+from nightwatch.adapters.redaction import TokenRedactingFilter, install_redaction, redact
 
 BOT = "xoxb-1234-5678-abcdefABCDEF"
 APP = "xapp-1-A111-222-abcdef0123"
