@@ -1,0 +1,61 @@
+"""The README stays true: every setting config.py reads is documented, and every documented command parses."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from nightwatch import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+CONFIG = (ROOT / "nightwatch" / "config.py").read_text(encoding="utf-8")
+
+
+def config_variables() -> set[str]:
+    return set(re.findall(r'"((?:NIGHTWATCH|SLACK|ANTHROPIC|DATABASE)_[A-Z_]+)"', CONFIG))
+
+
+def documented_variables() -> set[str]:
+    table = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([A-Z_]+)` \|", table, flags=re.MULTILINE))
+
+
+def test_config_reads_variables() -> None:
+    assert {"NIGHTWATCH_HOME", "DATABASE_URL", "SLACK_API_URL"} <= config_variables()
+
+
+def test_every_variable_config_reads_is_in_the_readme_table() -> None:
+    assert config_variables() - documented_variables() == set()
+
+
+def test_the_readme_table_documents_nothing_config_does_not_read() -> None:
+    assert documented_variables() - config_variables() == set()
+
+
+def documented_commands() -> list[str]:
+    block = README.split("## Commands", 1)[1].split("```", 2)[1]
+    return [line.split("#")[0].strip() for line in block.splitlines() if line.startswith("nightwatch ")]
+
+
+def concrete(line: str) -> list[str]:
+    """A documented form with its placeholders filled in and optional parts taken."""
+    line = re.sub(r"\[(--[a-z]+) [^\]|]+\|[^\]]+\]", r"\1 offline", line)  # [--llm offline|anthropic]
+    line = re.sub(r"\[([^\]]+)\]", r"\1", line)
+    words = shlex.split(line)[1:]
+    fills = {"TOPIC": "topic", "P": "demo", "T": "login", "PERSONA": "maya", "NAME": "maya", "ROLE": "QA",
+             "OLD": "a", "NEW": "b", "ID": "abc12345", "LESSON": "x", "QUERY": "q"}
+    return [fills.get(word, word) for word in words]
+
+
+@pytest.mark.parametrize("line", documented_commands())
+def test_every_documented_command_parses(line: str) -> None:
+    args = cli._parser().parse_args(concrete(line))
+    assert callable(args.handler)
+
+
+def test_the_documented_commands_cover_the_cli() -> None:
+    assert len(documented_commands()) >= 14
