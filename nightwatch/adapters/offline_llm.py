@@ -6,10 +6,9 @@ the same request gives the same answer. Every text a person will read starts wit
 compaction is the one exception, because it returns the persona's existing lessons unchanged (their ids are hashes
 of their text).
 
-Consensus rule: no concern raised -> APPROVE. Concerns (statements with risk, must, block, missing, vulnerab...,
-flaky, regression, rollback, leak, exploit, insecure, unsafe, liability) before the final round -> CHANGES, with the
-concerns as action items. Concerns still there in the final round -> HUMAN when one of them blocks or names a
-vulnerability or exploit (a person should decide), else APPROVE with the concerns as action items.
+Who says what lives beside it: offline_voice (turns), offline_consensus (the lead's reading of the thread and its
+verdict: a check asked for or a risk named before the last round -> CHANGES with it as an action item; in the last
+round, HUMAN while one still blocks, else APPROVE with follow-ups), offline_lessons (reflections, proactive notes).
 """
 
 from __future__ import annotations
@@ -18,32 +17,31 @@ import json
 import re
 from collections.abc import Callable
 
-from nightwatch.adapters import offline_voice
+from nightwatch.adapters import offline_consensus, offline_lessons, offline_voice
 from nightwatch.adapters.offline_text import (
-    CONCERN,
     MARK,
     ThreadLine,
     at_most,
     clip,
     everything,
     instruction,
-    is_final_round,
+    is_last_round,
     last_bullets,
     memory_lessons,
     nested_bullets,
+    numbered_items,
     round_number,
     sentences,
     thread,
 )
-from nightwatch.domain.models import Decision, LLMRequest, LLMResponse, Purpose, Usage
+from nightwatch.adapters.offline_topic import topic_phrase
+from nightwatch.domain.models import LLMRequest, LLMResponse, Purpose, Usage
 from nightwatch.domain.tokens import estimate_tokens
 
 MODEL_NAME = "offline"
-MAX_ACTION_ITEMS = 3
 SUMMARY_WORDS = 120
-_REFERS_BACK = re.compile(r"^(On [^:]{1,60}'s point|On the earlier point|From memory:)")
-_SEVERE = re.compile(r"\b(block|vulnerab|exploit)\w*", re.IGNORECASE)
 _OUTCOME = re.compile(r"\bOutcome:\s*(APPROVE|CHANGES|HUMAN)\b")
+_LEADS = re.compile(r"\byou lead this discussion\b", re.IGNORECASE)
 _PIN = "[pinned]"
 
 
@@ -64,13 +62,21 @@ class OfflineLLM:
 
 def _turn(request: LLMRequest, topic: str) -> str:
     if request.persona is None:
-        return f"{MARK} On “{clip(topic, 10)}”: worth a closer look before we decide."
+        return f"{MARK} On {topic_phrase(topic).phrase}: worth a closer look before we decide."
+    asked = instruction(request)
+    cue = offline_voice.TurnCue(
+        round_no=round_number(request),
+        as_lead=bool(_LEADS.search(asked)),
+        final=is_last_round(request),
+        items=tuple(numbered_items(asked)),
+    )
     remembered = memory_lessons(request.system.text)
-    return offline_voice.turn(request.persona, topic, thread(request), round_number(request), remembered)
+    return offline_voice.turn(request.persona, topic, thread(request), cue, remembered)
 
 
 def _consensus(request: LLMRequest, topic: str) -> str:
-    return json.dumps(consensus(thread(request), instruction(request), topic), ensure_ascii=False)
+    decided = offline_consensus.verdict(thread(request), final=is_last_round(request), topic=topic_phrase(topic))
+    return json.dumps(decided, ensure_ascii=False)
 
 
 def _compaction(request: LLMRequest, topic: str) -> str:
@@ -84,71 +90,20 @@ def _summary(request: LLMRequest, topic: str) -> str:
 
 def _proactive(request: LLMRequest, topic: str) -> str:
     lessons = memory_lessons(request.system.text)
-    return offline_voice.proactive(lessons, request.topic, nested_bullets(instruction(request)))
+    return offline_lessons.proactive(lessons, request.topic, nested_bullets(instruction(request)))
 
 
 def _curation(request: LLMRequest, topic: str) -> str:
     return json.dumps({"action": "create", "target": None})
 
 
-def consensus(lines: list[ThreadLine], asked: str, topic: str) -> dict[str, object]:
-    """A verdict from the concerns raised in the thread (the rule is in the module docstring)."""
-    concerns = _concerns(lines)
-    names = ", ".join(dict.fromkeys(line.author for line in lines if line.author)) or "nobody"
-    raisers = ", ".join(dict.fromkeys(author or "someone" for author, _ in concerns))
-    about = f"“{clip(topic, 10)}”"
-    raised = [f"{MARK} {author or 'Someone'} raised: {clip(text, 20)}" for author, text in concerns]
-    items = [f"{MARK} {author or 'Team'}: address “{clip(text, 16)}”" for author, text in concerns]
-    if not concerns:
-        decision = Decision.APPROVE
-        headline = f"{MARK} APPROVE: no open risk on {about}."
-        reasons = [f"{MARK} Heard {names}; nobody raised a risk or a missing piece."]
-    elif not is_final_round(asked):
-        decision = Decision.CHANGES
-        headline = f"{MARK} CHANGES: {len(concerns)} concern(s) from {raisers} on {about} need another round."
-        reasons = raised
-    elif any(_SEVERE.search(text) for _, text in concerns):
-        decision = Decision.HUMAN
-        headline = f"{MARK} HUMAN: a blocking concern on {about} is still open after the final round."
-        reasons = [f"{MARK} A person should decide: the team cannot close a blocker by itself.", *raised]
-    else:
-        decision = Decision.APPROVE
-        headline = f"{MARK} APPROVE with follow-ups: the concerns on {about} are not blocking."
-        reasons = [f"{MARK} After the final round no concern blocks; each stays as an action item.", *raised]
-    return {
-        "decision": decision.value,
-        "summary": headline,
-        "reasons": reasons[:MAX_ACTION_ITEMS],
-        "action_items": items[:MAX_ACTION_ITEMS],
-    }
-
-
-def _concerns(lines: list[ThreadLine]) -> list[tuple[str, str]]:
-    """(author, sentence) for each statement naming a concern, each once, in thread order.
-
-    Questions and short fragments (under five words) only mention a concern word; they do not raise one. Nor do
-    replies to an earlier point ("On Maya's point ...") or recalled lessons ("From memory: ..."): they refer back.
-    """
-    found: dict[str, tuple[str, str]] = {}
-    for line in lines:
-        for said in sentences(line.text):
-            if _raises_concern(said):
-                found.setdefault(said.lower(), (line.author, said))
-    return list(found.values())
-
-
-def _raises_concern(said: str) -> bool:
-    if said.endswith("?") or len(said.split()) < 5 or _REFERS_BACK.match(said):
-        return False
-    return bool(CONCERN.search(said))
-
-
 def reflection(request: LLMRequest, topic: str) -> str:
-    """1-3 `- ` lessons from the persona's angle, knowing the outcome the instruction names."""
-    outcome = _OUTCOME.search(everything(request))
+    """1-3 `- ` lessons from the persona's angle, knowing the outcome the prompt names."""
+    asked = everything(request)
     if request.persona is None:
-        return f"- {MARK} “{clip(topic, 8)}” is worth remembering for next time."
-    lessons = offline_voice.reflection(request.persona, topic, outcome.group(1) if outcome else "")
+        return f"- {MARK} {clip(topic_phrase(topic).phrase, 8)} is worth remembering for next time."
+    outcome = _OUTCOME.search(asked)
+    lessons = offline_lessons.reflection(request.persona, topic, outcome.group(1) if outcome else "", asked)
     return "\n".join(f"- {lesson}" for lesson in lessons)
 
 

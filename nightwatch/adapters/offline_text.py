@@ -7,29 +7,34 @@ The cues it understands (documented for whoever writes the prompts):
   a summary (`Earlier in the thread, in summary:`, `Summary so far:`) holds older context. Without such a section, every
   message before the instruction is the thread, one `Name: text` line (or a message by an unknown author) each;
 - `round N` (instruction first, then the system prompt) gives the round; `final round` / `last round` /
-  `round N of N` in the instruction mark the last one (`not the final round` does not);
+  `round N of N` in the instruction or the system prompt mark the last one (`not the final round` does not);
 - `at most N lessons` gives the compaction limit; the lessons are the last run of `- ` lines, `[pinned] ` or `📌`
   marking pinned ones; a memory section starts at a heading naming memory, lessons or what is remembered;
-- `Outcome: APPROVE|CHANGES|HUMAN` gives the outcome a reflection is about.
+- `Outcome: APPROVE|CHANGES|HUMAN` gives the outcome a reflection is about;
+- `N. owner - action` lines in a turn's instruction are the lead's action items from its call for another round,
+  and `You lead this discussion` marks the lead's own turn (offline_llm reads these two).
 """
 
 from __future__ import annotations
 
 import re
-import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from nightwatch.domain.models import LLMRequest
 
 MARK = "[offline]"
 # Words that raise a concern in a statement (the consensus counts them; a reply to one agrees with it).
+# "non-blocking" and "unblock" say the opposite, so a hyphen or "un" before "block" does not count.
 CONCERN = re.compile(
-    r"\b(risk|must|block|missing|vulnerab|flaky|regression|rollback|leak|exploit|insecure|unsafe|liabilit)\w*",
+    r"(?<![-\w])(risk|must|block|missing|vulnerab|flaky|regression|rollback|leak|exploit|insecure|unsafe|liabilit)\w*",
     re.IGNORECASE,
 )
-
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
+# What may follow a stem in a longer form of the same word.
+_FORMS = frozenset(
+    "e s es ed er ers ing ment ments ion ions ation ations ate ated ates ating ive al ity y ure or ors".split()
+)
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s")
 _STOPWORDS = frozenset(
     """about above after again against also and any are aren because been before being below between both but
@@ -46,6 +51,8 @@ _BULLET_LINE = re.compile(r"^([\w@][\w .'@-]{0,39}?)(?:\s+\([^)]{1,60}\))?:\s+(\
 _LABELS = frozenset("topic project round outcome decision summary instruction note task context reply".split())
 _ROUND = re.compile(r"\bround\s+(\d+)(?:\s+of\s+(\d+))?", re.IGNORECASE)
 _FINAL = re.compile(r"(?<!not the )\b(?:final|last) round\b|\bno more rounds\b", re.IGNORECASE)
+_NUMBERED = re.compile(r"^\d{1,2}[.)]\s+")
+_ITEM = re.compile(r"^([\w@][\w .'@-]{0,39}?)(?:\s*:|\s+[-–—])\s+(\S.*)$")
 _AT_MOST = re.compile(r"\bat most (\d+) lessons?\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _MEMORY_HEADING = re.compile(r"^#{1,6}\s.*\b(memor\w*|lessons?|remember\w*)\b", re.IGNORECASE)
@@ -71,10 +78,10 @@ def keywords(text: str) -> dict[str, str]:
 
 
 def _match(a: str, b: str) -> bool:
-    # A short stem also meets a longer form of itself ("deploy" / "deployment"), but not a different word
-    # that happens to start with it ("local" / "localstorage").
+    # A short stem also meets a longer form of itself ("deploy" / "deployment", "migr" / "migrate"), but not a
+    # different word that happens to start with it ("local" / "localstorage", "check" / "checkout").
     short, long = sorted((a, b), key=len)
-    return a == b or (len(short) >= 4 and len(long) - len(short) <= 5 and long.startswith(short))
+    return a == b or (len(short) >= 4 and long.startswith(short) and long[len(short) :] in _FORMS)
 
 
 def overlap(wanted: Iterable[str], offered: Iterable[str]) -> list[str]:
@@ -110,11 +117,6 @@ def unmark(text: str) -> str:
         if text.startswith(prefix):
             text = text[len(prefix) :].strip()
     return text
-
-
-def pick(options: Sequence[str], seed: str) -> str:
-    """One of `options`, chosen by a stable checksum of `seed` (hash() changes between processes)."""
-    return options[zlib.crc32(seed.encode()) % len(options)] if options else ""
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,24 @@ def is_final_round(text: str) -> bool:
     if rounds and rounds.group(2) is not None and rounds.group(1) == rounds.group(2):
         return True
     return bool(_FINAL.search(text))
+
+
+def is_last_round(request: LLMRequest) -> bool:
+    """True when the instruction names the final round, or the system prompt's `round N of N` says so."""
+    if is_final_round(instruction(request)):
+        return True
+    rounds = _ROUND.search(request.system.text)
+    return bool(rounds and rounds.group(2) is not None and rounds.group(1) == rounds.group(2))
+
+
+def numbered_items(text: str) -> list[tuple[str, str]]:
+    """(owner, action) for each `N. owner - action` line of `text` (an action item list), label removed."""
+    items: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        found = _ITEM.match(unmark(_NUMBERED.sub("", line.strip(), count=1)))
+        if _NUMBERED.match(line.strip()) and found:
+            items.append((found.group(1).strip(), found.group(2).strip()))
+    return items
 
 
 def at_most(text: str) -> int | None:

@@ -1,9 +1,18 @@
-"""How a persona speaks when the offline model answers for it: turns, reflections and proactive notes.
+"""How a persona speaks in a deliberation when the offline model answers for it.
 
-A persona's words come from its own soul and style: the opinions, expertise and pet peeves whose words overlap the
-topic; an ask phrased by the first of its tone words that has a phrasing; one of its own words (`words_used`) to
-close; and as many sentences as its good examples' cadence suggests (terse examples, three; longer ones, four).
-Ties go to the order the persona lists things in, so the same persona and topic always give the same text.
+A persona's words come from its soul and style, matched against the topic (offline_reading), and follow what its
+role does in a discussion:
+- round 1: its strongest opinion on the topic, then the check it asks for before going ahead (phrased by its tone,
+  aimed by its role and the opinion's domain), then a remembered lesson or a closing word of its own. A persona the
+  topic does not touch gives its role's angle in a line or two (security: whether anything is at stake; QA: what it
+  would test; implementer: the smallest change and where it lands; tech lead: whether it is a one-way door), or
+  SKIP when its role has no such angle;
+- later rounds: the owner of an action item says how it will close it; others pick up an earlier point and add a
+  new opinion, or SKIP;
+- the lead: its opinion, then where the thread stands, read the way the consensus reads it (offline_consensus), so
+  the lead's words and its decision agree.
+Sentences are capped by the persona's cadence (terse good examples, three; longer ones, four). The same persona,
+topic and thread always give the same text.
 """
 
 from __future__ import annotations
@@ -11,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nightwatch.adapters.offline_consensus import ASKS, DEFAULT_ASK, names, raises, read_concerns
+from nightwatch.adapters.offline_reading import Reading, check_for, lower_first, read
 from nightwatch.adapters.offline_text import (
     CONCERN,
     MARK,
@@ -18,152 +29,133 @@ from nightwatch.adapters.offline_text import (
     clip,
     keywords,
     overlap,
-    pick,
     sentence,
     sentences,
-    unmark,
 )
+from nightwatch.adapters.offline_topic import TopicPhrase
 from nightwatch.domain.models import Persona
+from nightwatch.domain.reflection import Flavour
 
 MAX_WORDS = 100
+RECALL_WORDS = 20
+MIN_CLAUSE_WORDS = 5
 TERSE_SENTENCE_WORDS = 12  # good examples averaging at most this many words a sentence make a terse persona
+SKIP = "SKIP"
 
-# A tone word -> how the persona asks for what it checks first ({skill} is filled in). The persona's first tone
-# word found here wins.
-_ASKS = {
-    "firm": "I need {skill} covered before this merges.",
-    "blunt": "I need {skill} covered before this merges.",
-    "direct": "I need {skill} covered before this merges.",
-    "decisive": "Decision first: {skill} gets settled before we build.",
-    "calm": "Before this goes further, I'd check {skill}.",
-    "measured": "Before this goes further, I'd check {skill}.",
-    "warm": "Could we make sure we cover {skill}? Happy to help.",
-    "friendly": "Could we make sure we cover {skill}? Happy to help.",
-    "curious": "Have we thought through {skill}?",
-    "inquisitive": "Have we thought through {skill}?",
-    "pragmatic": "Let's cover {skill} and move on.",
-    "practical": "I'll start with {skill}.",
-    "upbeat": "I'll start with {skill}.",
+# How each role picks up someone else's point in a later round.
+_AGREES = {
+    Flavour.SECURITY: "agreed, as long as it fails closed",
+    Flavour.QA: "agreed, and I'll turn it into a test that fails today",
+    Flavour.IMPLEMENTER: "agreed, and I'll keep that check next to the code as a test",
+    Flavour.TECH_LEAD: "agreed; it goes in the decision record with an owner",
 }
-_DEFAULT_ASK = "I'd look at {skill} first."
-_OUTCOME_FOLLOW_UP = {
-    "APPROVE": "keep checking {skill} the same way",
-    "CHANGES": "raise {skill} findings in the first round",
-    "HUMAN": "settle {skill} questions before asking for a decision",
-}
-_ASIDE = re.compile(r"\s*\([^)]*\)")
 
 
 @dataclass(frozen=True)
-class Point:
-    """Something the persona could say, with the topic words it matches."""
+class TurnCue:
+    """What the instruction says about this turn."""
 
-    text: str
-    hits: tuple[str, ...]
-
-
-def plain(text: str) -> str:
-    """A soul item as speech: no parenthetical lists, wrapping quotes or final full stop."""
-    return _ASIDE.sub("", unmark(text)).strip().strip("\"'“”").rstrip(".").strip()
+    round_no: int = 1
+    as_lead: bool = False
+    final: bool = False
+    items: tuple[tuple[str, str], ...] = ()  # (owner, action) from the lead's call for another round
 
 
-def _points(items: tuple[str, ...], topic: dict[str, str], extra: str = "") -> list[Point]:
-    return [Point(plain(item), tuple(overlap(topic, keywords(f"{extra} {item}")))) for item in items if plain(item)]
-
-
-def _ranked(points: list[Point]) -> list[Point]:
-    """The points that hit the topic, most hits first; the persona's own order breaks ties."""
-    return sorted((p for p in points if p.hits), key=lambda p: -len(p.hits))
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What a persona finds relevant in a topic."""
-
-    persona: Persona
-    topic_text: str
-    topic: dict[str, str]
-    opinions: tuple[Point, ...]
-    skill: Point | None
-    peeve: Point | None
-    relevant: bool
-
-    @property
-    def focus(self) -> str:
-        """The topic words this persona reacts to, as written in the topic."""
-        hits = {h for point in (*self.opinions[:1], self.skill, self.peeve) if point for h in point.hits}
-        words = [w.lower() if w.istitle() else w for s, w in self.topic.items() if s in hits][:3]
-        if not words:
-            return f"“{clip(self.topic_text, 6)}”"
-        return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
-
-    @property
-    def skill_text(self) -> str:
-        if self.skill:
-            return self.skill.text
-        expertise = [plain(e) for e in self.persona.soul.expertise if plain(e)]
-        return expertise[0] if expertise else f"the {self.persona.role or 'team'} view"
-
-
-def read(persona: Persona, topic_text: str) -> Reading:
-    """Match a persona's soul against a topic."""
-    soul = persona.soul
-    topic = keywords(topic_text)
-    opinions = _ranked([p for domain, items in soul.opinions.items() for p in _points(items, topic, domain)])
-    skills = _ranked(_points(soul.expertise, topic))
-    peeves = _ranked(_points(soul.pet_peeves, topic))
-    others = _ranked(_points((*soul.interests, *soul.worldview, persona.role), topic))
-    return Reading(
-        persona=persona,
-        topic_text=topic_text,
-        topic=topic,
-        opinions=tuple(opinions),
-        skill=skills[0] if skills else None,
-        peeve=peeves[0] if peeves else None,
-        relevant=bool(opinions or skills or peeves or others),
-    )
-
-
-# --- turns -------------------------------------------------------------------------------------------------------
-
-
-def turn(persona: Persona, topic: str, earlier: list[ThreadLine], round_no: int, remembered: list[str]) -> str:
-    """A short answer in the persona's voice, or SKIP when it has nothing to add after the first round.
-
-    The first round gives the persona's strongest opinion on the topic, what it checks first and a remembered
-    lesson on the topic; later rounds pick up an earlier point by someone else and add the next opinion, so a
-    persona does not repeat itself.
-    """
+def turn(persona: Persona, topic: str, earlier: list[ThreadLine], cue: TurnCue, remembered: list[str]) -> str:
+    """A short answer in the persona's voice, or SKIP (see the module docstring)."""
     reading = read(persona, topic)
-    if not reading.relevant and round_no > 1:
-        return "SKIP"
-    said = _first_round(reading, remembered) if round_no <= 1 else _later_round(reading, earlier, round_no)
-    word = _word(persona, topic, " ".join(said))
-    if word and len(said) < _max_sentences(persona):
-        said.append(f"In a word: {word}.")
-    return _cap(f"{MARK} " + " ".join(said))
+    if cue.as_lead:
+        said = _as_lead(reading, earlier, cue)
+    elif cue.round_no <= 1:
+        said = _first_round(reading, remembered, earlier)
+    else:
+        said = _later_round(reading, earlier, cue)
+    if not said:
+        return SKIP
+    return _cap(f"{MARK} " + " ".join(said[: _max_sentences(persona)]))
 
 
-def _first_round(reading: Reading, remembered: list[str]) -> list[str]:
-    said = [_stance(reading, 0), _ask(reading)]
+# --- contributors --------------------------------------------------------------------------------------------------
+
+
+def _first_round(reading: Reading, remembered: list[str], earlier: list[ThreadLine]) -> list[str]:
+    if not reading.relevant:
+        return _angle(reading, earlier)
+    said = [sentence(reading.opinions[0].text)] if reading.opinions else []
+    said.append(_ask(reading.persona, check_for(reading, reading.topic.short, reading.topic.subject)))
     memory = _recalled(reading, remembered, " ".join(said))
-    if memory:
-        said.append(memory)
-    elif reading.peeve and len(said) < _max_sentences(reading.persona) - 1:
-        said.append(f"What I don't want to see: {_lower_first(reading.peeve.text)}.")
+    closing = _closing(reading)
+    said += [s for s in (memory, closing) if s]
+    if reading.peeve and not memory:
+        said.append(f"What I don't want to see: {lower_first(reading.peeve.text)}.")
     return said
 
 
-def _later_round(reading: Reading, earlier: list[ThreadLine], round_no: int) -> list[str]:
-    reply = _reply_to(reading, earlier)
-    said = [reply] if reply else []
-    if len(reading.opinions) >= round_no:
-        said.append(_stance(reading, round_no - 1))
-    elif reading.peeve:
-        said.append(f"What I don't want to see: {_lower_first(reading.peeve.text)}.")
-    if len(said) < 2:
-        said.append(_ask(reading))
-    return said
+def _ask(persona: Persona, check: str) -> str:
+    """The check, asked the way the persona's first tone word with a phrasing asks."""
+    style = persona.style
+    for word in f"{style.tone} {style.sentence_structure}".lower().replace(",", " ").split():
+        if word in ASKS:
+            return ASKS[word].format(vp=check)
+    return DEFAULT_ASK.format(vp=check)
+
+
+def _angle(reading: Reading, earlier: list[ThreadLine]) -> list[str]:
+    """A role's angle on a topic that does not touch its expertise; empty (SKIP) when the role has none."""
+    topic, words = reading.topic, reading.words_used
+    if reading.flavour is Flavour.SECURITY:
+        calm = "Non-blocking from me." if "non-blocking" in words else "Nothing to hold up from my side."
+        return [f"Security isn't really at stake in {topic.short}: no trust boundary moves that I can see.", calm]
+    if reading.flavour is Flavour.QA:
+        return [
+            f"What I'd test {_for(topic)}: the happy path end to end and one failure path.",
+            "Nothing here needs a bigger test plan.",
+        ]
+    if reading.flavour is Flavour.IMPLEMENTER:
+        eta = "ETA" if "eta" in words else "Estimate"
+        said = [
+            f"Smallest change {_for(topic)}: one focused PR, with the test next to the code it touches.",
+            f"{eta}: a day or two; the unknown is how much of it already exists.",
+        ]
+        defer = _deferral(reading, earlier)
+        return [*said, defer] if defer else said
+    if reading.flavour is Flavour.TECH_LEAD:
+        return [_door(reading), "Keep it to one small PR with an owner."]
+    return []
+
+
+def _for(topic: TopicPhrase) -> str:
+    """"for rate limiting on the login endpoint", or "here" when the topic has no short phrase."""
+    return f"for {topic.phrase}" if topic.short == topic.phrase else "here"
+
+
+def _door(reading: Reading) -> str:
+    topic = reading.topic
+    if not topic.is_change:
+        return f"Architecture isn't really at stake in {topic.short}: no module boundary moves."
+    if topic.one_way:
+        return f"Is this a one-way door? Yes: {topic.short} is hard to undo, so it deserves the debate."
+    return f"Is this a one-way door? No: {topic.short} is reversible, so I'd decide it fast."
+
+
+def _deferral(reading: Reading, earlier: list[ThreadLine]) -> str | None:
+    """"I'll defer to Maya on security.": the persona's own deferral to someone who already spoke."""
+    spoke = {line.author for line in earlier}
+    for name, area in reading.defers_to:
+        if name in spoke:
+            return f"I'll defer to {name} on {area}."
+    return None
+
+
+def _closing(reading: Reading) -> str | None:
+    """A closing line in the persona's own words, rating what it asked for."""
+    words = reading.words_used
+    if "blocking" in words:
+        strong = bool(reading.opinions) and len(reading.opinions[0].hits) >= 2
+        return "Blocking until that is answered." if strong else "Non-blocking, but I want it answered."
+    if reading.flavour is Flavour.IMPLEMENTER and "eta" in words:
+        return "ETA for that: half a day."
+    return None
 
 
 def _recalled(reading: Reading, remembered: list[str], said: str) -> str | None:
@@ -174,35 +166,111 @@ def _recalled(reading: Reading, remembered: list[str], said: str) -> str | None:
         words = keywords(lesson)
         if len(overlap(words, said_words)) * 2 >= len(words):
             continue  # it would repeat what this turn already says
-        scored.append((len(overlap(words, reading.topic)), -index, lesson))
+        scored.append((len(overlap(words, reading.words)), -index, lesson))
     best = max(scored, default=None)
     if best is None or best[0] == 0:
         return None
-    return f"From memory: {_lower_first(clip(plain(best[2]), 16))}."
+    return sentence(f"From memory: {lower_first(_first_clause(best[2]))}")
 
 
-def _stance(reading: Reading, index: int) -> str:
-    if len(reading.opinions) > index:
-        return sentence(reading.opinions[index].text)
-    if reading.skill:
-        return f"This touches {reading.skill.text}, which is my area."
-    return f"Nothing in {reading.focus} touches my area as {reading.persona.role or 'a teammate'} directly."
+def _first_clause(lesson: str) -> str:
+    """A remembered lesson short enough to quote: up to its first ";" or dash when it is long."""
+    if len(lesson.split()) <= RECALL_WORDS:
+        return lesson
+    head = re.split(r";| — | - ", lesson, maxsplit=1)[0]
+    return head if len(head.split()) >= MIN_CLAUSE_WORDS else clip(lesson, RECALL_WORDS)
 
 
-def _ask(reading: Reading) -> str:
-    style = reading.persona.style
-    for word in re.findall(r"[a-z]+", f"{style.tone} {style.sentence_structure}".lower()):
-        if word in _ASKS:
-            return _ASKS[word].format(skill=reading.skill_text)
-    return f"For {reading.focus}, " + _DEFAULT_ASK.format(skill=reading.skill_text)
+def _later_round(reading: Reading, earlier: list[ThreadLine], cue: TurnCue) -> list[str]:
+    name = reading.persona.name
+    mine = [action for owner, action in cue.items if owner.lower() == name.lower()]
+    if mine:
+        return [f"On my item: I'll {mine[0]}, then post what I find here.", *_follow_through(reading)]
+    if not reading.relevant:
+        return []
+    said = []
+    reply = _reply_to(reading, earlier)
+    if reply:
+        said.append(reply)
+    if len(reading.opinions) >= cue.round_no:
+        said.append(sentence(reading.opinions[cue.round_no - 1].text))
+    return said
 
 
-def _word(persona: Persona, topic: str, said: str) -> str:
-    """One of the persona's own words: one that fits what is being said, else a stable pick."""
-    usable = [w for w in persona.style.words_used if w.strip() and "'" not in w and "’" not in w]
-    context = keywords(f"{topic} {said}")
-    fitting = [w for w in usable if overlap(keywords(w), context)]
-    return (fitting or [pick(usable, topic)])[0] if usable else ""
+def _follow_through(reading: Reading) -> list[str]:
+    words = reading.words_used
+    if reading.flavour is Flavour.SECURITY:
+        return ["Non-blocking now that it has an owner." if "non-blocking" in words else "It no longer holds us up."]
+    if reading.flavour is Flavour.QA:
+        return [f"I'll mark it {'verified' if 'verified' in words else 'done'} once it passes on CI."]
+    if reading.flavour is Flavour.IMPLEMENTER:
+        return [f"{'ETA' if 'eta' in words else 'Estimate'}: half a day, most of it in the tests."]
+    if reading.flavour is Flavour.TECH_LEAD:
+        return ["I'll write it down with its owner."]
+    return []
+
+
+def _reply_to(reading: Reading, earlier: list[ThreadLine]) -> str | None:
+    """Pick up the earlier point (by someone else) that shares most words with what this persona cares about."""
+    mine = dict(reading.words)
+    for point in (*reading.opinions, reading.skill, reading.peeve):
+        if point:
+            mine.update(keywords(point.text))
+    best: tuple[int, int, ThreadLine, str] | None = None
+    for index, line in enumerate(earlier):
+        if not line.author or line.author == reading.persona.name:
+            continue
+        words = keywords(line.text)
+        shared = overlap(words, mine)
+        shared.sort(key=lambda stem: (not overlap([stem], reading.words), -len(stem)))
+        if shared and (best is None or (len(shared), index) > best[:2]):
+            best = (len(shared), index, line, words[shared[0]])
+    if best is None:
+        return None
+    line, word = best[2], best[3]
+    word = word.lower() if word.istitle() else word
+    agree = _AGREES.get(reading.flavour, f"agreed, and I'll cover the {reading.persona.role or 'team'} side of it")
+    return f"On {line.author}'s point about {word}: {agree}."
+
+
+# --- the lead --------------------------------------------------------------------------------------------------------
+
+
+def _as_lead(reading: Reading, earlier: list[ThreadLine], cue: TurnCue) -> list[str]:
+    """The lead's recap before it decides: its own view, then where the thread stands (as the consensus reads it)."""
+    topic = reading.topic
+    concerns = [c for c in read_concerns(earlier, topic.text) if c.author != reading.persona.name]
+    calm = [p for p in reading.opinions if not raises(p.text, topic.text) and not CONCERN.search(p.text)]
+    said = [sentence(calm[cue.round_no - 1].text)] if len(calm) >= cue.round_no else []
+    if cue.final and any(c.blocking for c in concerns):
+        held = names([c.owner for c in concerns if c.blocking])
+        blocks = "blocks" if len(held.split()) == 1 else "block"
+        said.append(f"Where we are: {held} still {blocks} {topic.proposal}, so this needs a person's call.")
+        return [*said, "I'll write down both sides for whoever decides."]
+    if not cue.final and any(c.open for c in concerns):
+        items = names([c.in_brief(topic) for c in concerns if c.open])
+        return [*said, f"Open before I decide: {items}.", _one_more_round(reading, len(concerns))]
+    if not concerns:
+        said.append(f"Nothing here needs another round, so I'd go ahead with {topic.proposal}.")
+        owner = next((line.author for line in earlier if line.author and line.author != reading.persona.name), "")
+        return [*said, f"My call: go ahead; {owner} owns the next step." if owner else "My call: go ahead."]
+    said.append(f"Where we are: every open item has an owner, and nothing stands in the way of {topic.proposal}.")
+    owners = names([c.owner for c in concerns])
+    follow_ups = "the follow-up" if len(concerns) == 1 else "the follow-ups"
+    return [*said, f"My call: go ahead; {owners} {'owns' if len(concerns) == 1 else 'own'} {follow_ups}."]
+
+
+def _one_more_round(reading: Reading, open_items: int) -> str:
+    settle = "it" if open_items == 1 else "them"
+    topic = reading.topic
+    if reading.flavour is Flavour.TECH_LEAD and topic.is_change:
+        if topic.one_way:
+            return f"This is a one-way door, so one more round to settle {settle} is worth it."
+        return f"This is a reversible change, so one more round to settle {settle} is all it needs."
+    return f"One more round should settle {settle}."
+
+
+# --- shared ----------------------------------------------------------------------------------------------------------
 
 
 def _max_sentences(persona: Persona) -> int:
@@ -214,68 +282,6 @@ def _max_sentences(persona: Persona) -> int:
     return 3 if average <= TERSE_SENTENCE_WORDS else 4
 
 
-def _reply_to(reading: Reading, earlier: list[ThreadLine]) -> str | None:
-    """Pick up the earlier point (by someone else) that shares most words with what this persona cares about."""
-    mine = dict(reading.topic)
-    for point in (*reading.opinions, reading.skill, reading.peeve):
-        if point:
-            mine.update(keywords(point.text))
-    best: tuple[int, int, ThreadLine, str] | None = None
-    for index, line in enumerate(earlier):
-        if not line.author or line.author == reading.persona.name:
-            continue
-        words = keywords(line.text)
-        shared = overlap(words, mine)
-        # Name the shared word that is in the topic if there is one, else the longest.
-        shared.sort(key=lambda stem: (not overlap([stem], reading.topic), -len(stem)))
-        if shared and (best is None or (len(shared), index) > best[:2]):
-            best = (len(shared), index, line, words[shared[0]])
-    if best is None:
-        return None
-    line, word = best[2], best[3]
-    word = word.lower() if word.istitle() else word
-    if CONCERN.search(line.text):
-        return f"On {line.author}'s point about {word}: agreed, and {reading.skill_text} is where I'd start fixing it."
-    return f"On {line.author}'s point about {word}: fine by me, as long as {reading.skill_text} holds up."
-
-
-def _lower_first(text: str) -> str:
-    return text[0].lower() + text[1:] if text[:1].isupper() and not text[1:2].isupper() else text
-
-
 def _cap(text: str) -> str:
     words = text.split()
     return text if len(words) <= MAX_WORDS else " ".join(words[:MAX_WORDS]).rstrip(",;:") + "…"
-
-
-# --- reflections and proactive notes -----------------------------------------------------------------------------
-
-
-def reflection(persona: Persona, topic: str, outcome: str) -> list[str]:
-    """1-3 lessons from the persona's own angle: what to check, which opinion held, what the outcome teaches."""
-    reading = read(persona, topic)
-    skill = reading.skill_text
-    if not reading.relevant:
-        return [
-            f"{MARK} {reading.focus} did not touch {skill}; no {reading.persona.role or 'role'} follow-up was needed."
-        ]
-    lessons = [f"{MARK} When a change touches {reading.focus}, check {skill} early."]
-    if reading.opinions:
-        lessons.append(f"{MARK} {reading.opinions[0].text} — it held for {reading.focus}.")
-    if outcome in _OUTCOME_FOLLOW_UP:
-        follow_up = _OUTCOME_FOLLOW_UP[outcome].format(skill=skill)
-        lessons.append(f"{MARK} {outcome} last time on {reading.focus}; {follow_up}.")
-    elif reading.peeve:
-        lessons.append(f"{MARK} Watch for {_lower_first(reading.peeve.text)} around {reading.focus}.")
-    return lessons[:3]
-
-
-def proactive(lessons: list[str], topic: str, already_said: list[str]) -> str:
-    """One remembered lesson worth raising now (closest to the topic, not flagged recently), or SKIP."""
-    said = " ".join(already_said).lower()
-    fresh = [lesson for lesson in lessons if lesson.lower().rstrip(".") not in said]
-    if not fresh:
-        return "SKIP"
-    wanted = keywords(topic)
-    best = max(fresh, key=lambda lesson: len(overlap(keywords(lesson), wanted)))
-    return f"{MARK} From memory: {sentence(best)} Worth a check before the next change lands."

@@ -2,11 +2,13 @@
 
 `TerminalPoster` prints each turn (name, role, text), then the lead's verdict, then one "Carlos remembered: ..." line
 per lesson. With `quiet=True` it prints nothing and only collects, for `nightwatch deliberate --json`, which prints
-`render_result_json(result)` instead.
+`render_result_json(result)` instead. Texts are written for Slack (mrkdwn); the terminal prints them as plain text
+(`plain_text`), while what it keeps (`messages()`, the verdict) stays as posted.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -18,6 +20,12 @@ from nightwatch.domain.soul import PromptBudget
 from nightwatch.prompts import Prompt
 
 INDENT = "  "
+_CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.DOTALL)
+# *bold*, _italic_ and ~strike~ around words, not inside them (snake_case_names, 2*3*4 stay as they are).
+_EMPHASIS = tuple(
+    re.compile(rf"(?<![\w{m}]){m}(?=\S)([^{m}\n]*?\S){m}(?![\w{m}])") for m in (re.escape("*"), "_", "~")
+)
+_LINK = re.compile(r"<(https?://[^|>\s]+)\|([^>]+)>|<(https?://[^|>\s]+)>")
 
 
 @dataclass(frozen=True)
@@ -41,20 +49,20 @@ class TerminalPoster:
 
     def post_turn(self, persona: Persona, text: str) -> None:
         self.thread.append(ThreadMessage(author=persona.name, text=text, persona=persona.name))
-        self._print(f"{_who(persona)}\n{_indented(text)}\n")
+        self._print(f"{_who(persona)}\n{_indented(plain_text(text))}\n")
 
     def post_verdict(self, lead: Persona, verdict: Verdict, text: str) -> None:
         self.verdict = verdict
         self.thread.append(ThreadMessage(author=lead.name, text=text, persona=lead.name))
-        self._print(f"{_who(lead)} · decision: {verdict.decision.value}\n{_indented(text)}\n")
+        self._print(f"{_who(lead)} · decision: {verdict.decision.value}\n{_indented(plain_text(text))}\n")
 
     def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
         self.lessons.append(PostedLesson(persona.name, project, lesson_id, text))
-        self._print(f"{persona.name} remembered: {text} ({lesson_id})")
+        self._print(f"{persona.name} remembered: {plain_text(text)} ({lesson_id})")
 
     def post_notice(self, text: str) -> None:
         self.notices.append(text)
-        self._print(f"· {text}\n")
+        self._print(f"· {plain_text(text)}\n")
 
     def messages(self) -> list[ThreadMessage]:
         return list(self.thread)
@@ -62,6 +70,17 @@ class TerminalPoster:
     def _print(self, text: str) -> None:
         if not self.quiet:
             print(text, file=self._out or sys.stdout, flush=True)
+
+
+def plain_text(mrkdwn: str) -> str:
+    """Slack mrkdwn as terminal text: emphasis markers dropped, links as "label (url)"; code spans kept as written."""
+    parts = _CODE.split(mrkdwn)
+    for index in range(0, len(parts), 2):  # the odd parts are code spans
+        text = _LINK.sub(lambda m: f"{m.group(2)} ({m.group(1)})" if m.group(1) else m.group(3), parts[index])
+        for emphasis in _EMPHASIS:
+            text = emphasis.sub(r"\1", text)
+        parts[index] = text
+    return "".join(parts)
 
 
 def _who(persona: Persona) -> str:

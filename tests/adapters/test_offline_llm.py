@@ -3,23 +3,51 @@
 from __future__ import annotations
 
 import json
+import re
 from types import MappingProxyType
 
 import pytest
 
+from nightwatch.adapters.offline_consensus import read_concerns
 from nightwatch.adapters.offline_llm import OfflineLLM
+from nightwatch.adapters.offline_text import ThreadLine, keywords, sentences, unmark
+from nightwatch.adapters.offline_topic import topic_phrase
+from nightwatch.adapters.persona_files import load_default_personas
+from nightwatch.domain.deliberation import (
+    DeliberationEngine,
+    DeliberationPolicy,
+    DeliberationRequest,
+    DeliberationResult,
+)
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import (
     ChatMessage,
+    Decision,
     LLMRequest,
     Persona,
     PromptBlock,
     Purpose,
+    Skill,
     Soul,
     Style,
     SystemPrompt,
 )
+from nightwatch.domain.recall import Recall
+from nightwatch.domain.soul import SoulCompiler
+from tests.fakes import (
+    FakeClock,
+    InMemoryDeliberationLog,
+    InMemoryMemoryStore,
+    InMemoryPersonaRepository,
+    RecordingPoster,
+)
 
 MARK = "[offline]"
+RATE_LIMITING = "Should we add rate limiting to the login endpoint?"
+MIGRATION = "Migrate the sessions table to PostgreSQL 16"
+FLAKY = "Flaky checkout test in CI"
+UPGRADE = "Upgrade requests to 2.32 after CVE-2024-35195"
+RENAME = "Rename the billing service"
 TOPIC = "Store the OAuth refresh tokens in localStorage for the new login flow"
 
 MAYA = Persona(
@@ -96,6 +124,11 @@ ENGINE_THREAD = (
     "- Priya: [offline] Login flows need tests for expired sessions.\n"
     "- Carlos: SKIP"
 )
+CHECK_ASKED = (
+    "Maya (Security Reviewer): Lockouts matter here. Before this goes further, I'd check how lockouts reset. "
+    "Blocking until that is answered."
+)
+CHECK_TAKEN = "Maya: On my item: I'll check how lockouts reset, then post what I find here. Non-blocking now."
 CONSENSUS_ASK = (
     "You lead this discussion. Round {n} is over, so decide now from the thread above.\n"
     "- Choose APPROVE when the team agrees.\n"
@@ -108,7 +141,7 @@ CONSENSUS_ASK = (
 
 
 def sentences_in(text: str) -> int:
-    return sum(text.count(end) for end in (". ", "? ")) + 1
+    return len(sentences(text))
 
 
 def test_the_same_request_gives_the_same_answer() -> None:
@@ -126,35 +159,95 @@ def test_a_turn_is_labelled_short_and_in_the_personas_own_voice() -> None:
     carlos = answer(request(Purpose.TURN, "Your turn, Carlos (round 1).", persona=CARLOS))
 
     assert maya == (
-        f"{MARK} Tokens never belong in localStorage. I need threat modeling covered before this merges. "
-        "In a word: token scope."
+        f"{MARK} Tokens never belong in localStorage. "
+        "Before this merges, we need to walk the attack path for this change and confirm it fails closed."
     )
     assert carlos == (
-        f"{MARK} A login flow is a product decision. Let's cover architecture and move on. In a word: trade-off."
+        f"{MARK} A login flow is a product decision. "
+        "Let's write down whether this change is a one-way door first, then ship."
     )
     for text in (maya, carlos):
         assert len(text.split()) <= 100
         assert 2 <= sentences_in(text) <= 4
+        assert "In a word" not in text
 
 
 def test_a_later_round_picks_up_someone_elses_point_and_adds_a_new_one() -> None:
     first = answer(request(Purpose.TURN, "Your turn, Maya (round 1).", persona=MAYA))
     later = answer(request(Purpose.TURN, ENGINE_THREAD, "Your turn, Maya (round 2).", persona=MAYA))
 
-    assert later.startswith(f"{MARK} On Priya's point about login: fine by me, as long as")
-    assert "Refresh tokens rotate on every use and can be revoked." in later
+    assert later == (
+        f"{MARK} On Priya's point about login: agreed, as long as it fails closed. "
+        "Refresh tokens rotate on every use and can be revoked."
+    )
     assert "Tokens never belong in localStorage" in first
     assert "Tokens never belong in localStorage" not in later
 
 
-def test_a_persona_with_nothing_relevant_skips_after_the_first_round() -> None:
-    unrelated = "Rename the billing cron job"
+def test_the_owner_of_an_action_item_says_how_it_will_close_it() -> None:
+    ask = (
+        "Your turn, Maya (round 2).\n"
+        "Carlos asked for another round, because [offline] Maya asks for a check first.\n"
+        "1. [offline] Maya - walk the attack path for this change and confirm it fails closed\n"
+        "2. [offline] Priya - add a regression test\n"
+        "Answer what concerns your role, and do not repeat earlier points."
+    )
 
-    later = answer(request(Purpose.TURN, ENGINE_THREAD, "Your turn (round 2).", persona=CARLOS, topic=unrelated))
-    first = answer(request(Purpose.TURN, "Your turn (round 1).", persona=CARLOS, topic=unrelated))
+    text = answer(request(Purpose.TURN, ENGINE_THREAD, ask, persona=MAYA))
 
+    assert text == (
+        f"{MARK} On my item: I'll walk the attack path for this change and confirm it fails closed, "
+        "then post what I find here. It no longer holds us up."
+    )
+    assert not read_concerns([ThreadLine("Maya", unmark(text))])  # an answered item raises nothing new
+
+
+ROLE_ONLY = {
+    "security": Persona(name="Sam", slug="sam", role="Security Reviewer"),
+    "qa": Persona(name="Quinn", slug="quinn", role="QA Engineer"),
+    "implementer": Persona(
+        name="Ira",
+        slug="ira",
+        role="Implementer",
+        skill=Skill(additional_instructions=("Defer to Maya on security and Priya on test strategy, and say so.",)),
+    ),
+    "tech lead": Persona(name="Lee", slug="lee", role="Tech Lead"),
+}
+
+
+@pytest.mark.parametrize(
+    ("role", "angle"),
+    [
+        ("security", "Security isn't really at stake in renaming the billing cron job: no trust boundary moves"),
+        ("qa", "What I'd test for renaming the billing cron job: the happy path end to end and one failure path."),
+        ("implementer", "Smallest change for renaming the billing cron job: one focused PR, with the test next to"),
+        ("tech lead", "Is this a one-way door? Yes: renaming the billing cron job is hard to undo"),
+    ],
+)
+def test_a_persona_the_topic_does_not_touch_gives_its_roles_angle_then_skips(role: str, angle: str) -> None:
+    persona, topic = ROLE_ONLY[role], "Rename the billing cron job"
+
+    first = answer(request(Purpose.TURN, ENGINE_THREAD, "Your turn (round 1).", persona=persona, topic=topic))
+    later = answer(request(Purpose.TURN, ENGINE_THREAD, "Your turn (round 2).", persona=persona, topic=topic))
+
+    assert first.startswith(f"{MARK} {angle}")
+    assert "Nothing in" not in first
+    assert "touches my area" not in first
+    assert 2 <= sentences_in(first) <= 4
+    assert not read_concerns([ThreadLine(persona.name, unmark(first))], topic)  # an angle is not a condition
     assert later == "SKIP"
-    assert first.startswith(f"{MARK} Nothing in “Rename the billing cron job” touches my area as Tech Lead directly.")
+
+
+def test_an_implementer_defers_to_whoever_spoke_on_their_area() -> None:
+    text = answer(request(Purpose.TURN, ENGINE_THREAD, "Your turn (round 1).", persona=ROLE_ONLY["implementer"]))
+
+    assert text.endswith("I'll defer to Maya on security.")
+
+
+def test_a_role_with_no_angle_on_the_topic_skips() -> None:
+    nova = Persona(name="Nova", slug="nova", role="Data Engineer")
+
+    assert answer(request(Purpose.TURN, "Your turn, Nova (round 1).", persona=nova)) == "SKIP"
 
 
 def test_a_turn_recalls_a_remembered_lesson_on_the_topic() -> None:
@@ -165,23 +258,60 @@ def test_a_turn_recalls_a_remembered_lesson_on_the_topic() -> None:
 
     text = answer(request(Purpose.TURN, "Your turn, Maya (round 1).", system=memory))
 
-    assert "From memory: the login flow shares its session store with admin." in text
+    assert text.endswith("From memory: the login flow shares its session store with admin.")
+
+
+@pytest.mark.parametrize(
+    ("topic", "phrase", "subject"),
+    [
+        (RATE_LIMITING, "rate limiting on the login endpoint", "the login endpoint"),
+        (MIGRATION, "migrating the sessions table to PostgreSQL 16", "the sessions table"),
+        (FLAKY, "the flaky checkout test in CI", "the flaky checkout test"),
+        (UPGRADE, "upgrading requests to 2.32 after CVE-2024-35195", "requests"),
+        ("Maya: rotate the signing key?", "rotating the signing key", "the signing key"),
+        ("Redis for sessions?", "Redis for sessions", "Redis"),
+        ("CI is slow", "CI being slow", "CI"),
+        ("Is the login endpoint safe?", "this proposal", "this area"),
+    ],
+)
+def test_a_topic_reads_as_its_own_phrase(topic: str, phrase: str, subject: str) -> None:
+    read = topic_phrase(topic)
+
+    assert (read.phrase, read.subject) == (phrase, subject)
 
 
 @pytest.mark.parametrize(
     ("said", "final", "decision", "items"),
     [
         (("Priya: looks fine to me.", "Maya: ship it, the tests are green."), "", "APPROVE", 0),
-        (THREAD, "", "CHANGES", 2),
-        ((ENGINE_THREAD,), "", "CHANGES", 2),
-        ((ENGINE_THREAD,), "This is the final round.", "APPROVE", 2),
+        (THREAD, "", "CHANGES", 1),
+        ((ENGINE_THREAD,), "", "CHANGES", 1),
+        ((ENGINE_THREAD,), "This is the final round.", "APPROVE", 1),
         (("Maya: this vulnerability blocks the release today.",), "This is the final round.", "HUMAN", 1),
         (("Maya: this vulnerability blocks the release today.",), "This is not the final round.", "CHANGES", 1),
+        ((CHECK_ASKED,), "", "CHANGES", 1),
+        ((CHECK_ASKED,), "This is the final round.", "HUMAN", 1),
+        ((CHECK_ASKED, CHECK_TAKEN), "This is the final round.", "APPROVE", 1),
+        (("Dev: Smallest change for the flaky checkout test in CI: one focused PR.",), "", "APPROVE", 0),
     ],
-    ids=["no-concerns", "concerns", "engine-layout", "final-soft-concerns", "final-blocker", "not-final"],
+    ids=[
+        "no-concerns",
+        "concerns",
+        "engine-layout",
+        "final-soft-concerns",
+        "final-blocker",
+        "not-final",
+        "check-asked",
+        "check-still-blocking",
+        "check-taken",
+        "topic-word-only",
+    ],
 )
 def test_consensus_is_a_valid_verdict(said: tuple[str, ...], final: str, decision: str, items: int) -> None:
-    text = answer(request(Purpose.CONSENSUS, *said, CONSENSUS_ASK.format(n=1, final=final), persona=CARLOS))
+    topic = FLAKY if "flaky" in said[0] else TOPIC
+    text = answer(
+        request(Purpose.CONSENSUS, *said, CONSENSUS_ASK.format(n=1, final=final), persona=CARLOS, topic=topic)
+    )
 
     verdict = json.loads(text)
     assert set(verdict) == {"decision", "summary", "reasons", "action_items"}
@@ -191,34 +321,70 @@ def test_consensus_is_a_valid_verdict(said: tuple[str, ...], final: str, decisio
     assert all(t.startswith(MARK) for t in [verdict["summary"], *verdict["reasons"], *verdict["action_items"]])
 
 
+def test_a_check_asked_for_becomes_the_action_item_of_who_asked() -> None:
+    verdict = json.loads(answer(request(Purpose.CONSENSUS, CHECK_ASKED, CONSENSUS_ASK.format(n=1, final=""))))
+
+    assert verdict["decision"] == "CHANGES"
+    assert verdict["action_items"] == [f"{MARK} Maya - check how lockouts reset"]
+    assert verdict["summary"] == (
+        f"{MARK} Maya asks for a check before storing the OAuth refresh tokens in localStorage for the new login "
+        "flow goes ahead."
+    )
+    assert verdict["reasons"] == [f"{MARK} Maya asked for a check before going ahead, and it blocks until answered."]
+
+
 def test_changes_name_each_concern_with_its_owner() -> None:
     verdict = json.loads(answer(request(Purpose.CONSENSUS, ENGINE_THREAD, CONSENSUS_ASK.format(n=1, final=""))))
 
-    assert verdict["action_items"] == [
-        f"{MARK} Maya: address “Tokens in localStorage are a risk”",
-        f"{MARK} Maya: address “We must use HttpOnly cookies”",
-    ]
-    assert verdict["summary"].startswith(f"{MARK} CHANGES: 2 concern(s) from Maya on “Store the OAuth")
+    assert verdict["action_items"] == [f"{MARK} Maya - follow up on: tokens in localStorage are a risk"]
+    assert verdict["summary"].startswith(f"{MARK} Maya has a concern to settle before storing the OAuth")
+
+
+@pytest.mark.parametrize(
+    ("said", "recap", "decision"),
+    [
+        (("Priya: looks fine to me.",), "Nothing here needs another round, so I'd go ahead with", "APPROVE"),
+        ((CHECK_ASKED,), "Open before I decide: Maya to check how lockouts reset.", "CHANGES"),
+    ],
+)
+def test_the_leads_turn_says_what_its_decision_then_does(said: tuple[str, ...], recap: str, decision: str) -> None:
+    lead_ask = "Your turn, Carlos (round 1). You lead this discussion. Weigh what was said."
+
+    turn = answer(request(Purpose.TURN, *said, lead_ask, persona=CARLOS))
+    verdict = json.loads(answer(request(Purpose.CONSENSUS, *said, CONSENSUS_ASK.format(n=1, final=""))))
+
+    assert recap in turn
+    assert verdict["decision"] == decision
 
 
 def test_reflections_are_one_to_three_labelled_lessons_distinct_per_persona() -> None:
-    prompt = "You are {name}. Reflect.\n\n## What happened\nTopic: " + TOPIC + "\nOutcome: CHANGES: fix the tokens."
+    prompt = (
+        "You are {name}. Reflect.\n\n## What happened\nTopic: " + TOPIC + "\nOutcome: CHANGES\nSummary:\n"
+        "- Maya: [offline] Before this merges, we need to walk the attack path for this change.\n"
+        "- Carlos: [offline] Open before I decide: Maya to walk the attack path."
+    )
     maya = answer(request(Purpose.REFLECTION, "Answer now.", persona=MAYA, system=prompt.format(name="Maya")))
     carlos = answer(request(Purpose.REFLECTION, "Answer now.", persona=CARLOS, system=prompt.format(name="Carlos")))
 
     for lessons in (maya.splitlines(), carlos.splitlines()):
         assert 1 <= len(lessons) <= 3
         assert all(line.startswith(f"- {MARK} ") for line in lessons)
-        assert lessons[-1].startswith(f"- {MARK} CHANGES last time on")
+        assert not any("CHANGES" in line for line in lessons)  # a lesson, not the verdict again
     assert not set(maya.splitlines()) & set(carlos.splitlines())
-    assert f"- {MARK} Tokens never belong in localStorage — it held for tokens and localStorage." in maya
+    assert maya.splitlines() == [
+        f"- {MARK} Before a change to the OAuth refresh tokens merges, walk the attack path for it and confirm it "
+        "fails closed.",
+        f"- {MARK} Tokens never belong in localStorage — it held for the OAuth refresh tokens.",
+        f"- {MARK} Rate each finding on the OAuth refresh tokens and say whether it blocks, with the one-line fix "
+        "next to it; that turns it into an owned follow-up instead of another round.",
+    ]
 
 
 def test_a_persona_the_topic_did_not_touch_reflects_in_one_line() -> None:
     text = answer(request(Purpose.REFLECTION, "Answer now.", persona=CARLOS, topic="Rotate the TLS certificates"))
 
     assert text == (
-        f"- {MARK} “Rotate the TLS certificates” did not touch architecture; no Tech Lead follow-up was needed."
+        f"- {MARK} A reversible change to the TLS certificates is decided fast, in one small PR with an owner."
     )
 
 
@@ -273,34 +439,98 @@ def test_curation_creates() -> None:
     }
 
 
-def test_a_whole_deliberation_runs_on_the_offline_model_and_remembers() -> None:
-    from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
-    from nightwatch.domain.memory import MemoryPolicy, MemoryService
-    from nightwatch.domain.recall import Recall
-    from nightwatch.domain.soul import SoulCompiler
-    from tests.fakes import (
-        FakeClock,
-        InMemoryDeliberationLog,
-        InMemoryMemoryStore,
-        InMemoryPersonaRepository,
-        RecordingPoster,
-    )
-
-    clock, llm, store = FakeClock(), OfflineLLM(), InMemoryMemoryStore()
-    memory = MemoryService(store=store, llm=llm, clock=clock, recall=Recall(), policy=MemoryPolicy())
-    engine = DeliberationEngine(
-        personas=InMemoryPersonaRepository([MAYA, CARLOS]),
+def offline_engine(personas: list[Persona], *, rounds: int = 2, lead: str | None = None) -> DeliberationEngine:
+    clock, llm = FakeClock(), OfflineLLM()
+    memory = MemoryService(store=InMemoryMemoryStore(), llm=llm, clock=clock, recall=Recall(), policy=MemoryPolicy())
+    return DeliberationEngine(
+        personas=InMemoryPersonaRepository(personas),
         memory=memory,
         compiler=SoulCompiler(),
         llm=llm,
         log=InMemoryDeliberationLog(),
         clock=clock,
-        policy=DeliberationPolicy(lead="carlos"),
+        policy=DeliberationPolicy(lead=lead, max_rounds=rounds),
     )
-    ask = DeliberationRequest(topic=TOPIC, project="demo", thread="terminal:1")
 
-    first = engine.run(ask, RecordingPoster())
-    clock.advance(hours=1)
+
+def deliberate(topic: str, *, rounds: int = 2) -> tuple[DeliberationResult, RecordingPoster]:
+    poster = RecordingPoster()
+    result = offline_engine(load_default_personas(), rounds=rounds).run(
+        DeliberationRequest(topic=topic, project="demo", thread="terminal:1"), poster
+    )
+    return result, poster
+
+
+def test_a_check_raised_in_round_one_leads_to_changes_then_a_final_decision_with_it_as_an_item() -> None:
+    result, poster = deliberate(RATE_LIMITING)
+
+    said = {(turn.round, turn.persona): turn.text for turn in result.turns}
+    assert "Before this goes further, I'd walk the attack path for rate limiting on the login endpoint" in said[
+        (1, "Maya")
+    ]
+    assert "Open before I decide: Maya to walk the attack path." in said[(1, "Carlos")]
+    assert poster.notices == [
+        "Carlos asks for one more round: [offline] Maya asks for a check before rate limiting on the login endpoint "
+        "goes ahead."
+    ]
+    assert said[(2, "Maya")].startswith(f"{MARK} On my item: I'll walk the attack path")
+    assert result.verdict.decision is Decision.APPROVE
+    assert result.verdict.action_items == (
+        f"{MARK} Maya - walk the attack path for rate limiting on the login endpoint and confirm it fails closed",
+    )
+    assert "My call: go ahead; Maya owns the follow-up." in said[(2, "Carlos")]
+
+
+def test_a_blocker_left_open_in_the_only_round_goes_to_a_person() -> None:
+    result, _ = deliberate(RATE_LIMITING, rounds=1)
+
+    assert result.verdict.decision is Decision.HUMAN
+    assert "Maya" in result.verdict.summary
+    assert "a person's call" in next(t.text for t in result.turns if t.persona == "Carlos")
+
+
+@pytest.mark.parametrize("topic", [RATE_LIMITING, MIGRATION, FLAKY, UPGRADE, RENAME])
+def test_an_offline_deliberation_reads_as_a_short_coherent_discussion(topic: str) -> None:
+    result, poster = deliberate(topic)
+    again, _ = deliberate(topic)
+
+    spoken = [turn.text for turn in result.turns if not turn.skipped]
+    assert spoken == [turn.text for turn in again.turns if not turn.skipped]  # deterministic
+    assert len(set(spoken)) == len(spoken)
+    for text in spoken:
+        assert text.startswith(MARK)
+        assert 2 <= sentences_in(unmark(text)) <= 4, text
+        assert len(text.split()) <= 100
+        assert "Nothing in" not in text
+        assert "In a word" not in text
+    assert len(poster.notices) == 1  # the typical flow: CHANGES after round one, then a decision
+    assert result.verdict.decision is Decision.APPROVE
+    assert result.verdict.action_items
+
+
+@pytest.mark.parametrize("topic", [RATE_LIMITING, MIGRATION, FLAKY, UPGRADE, RENAME])
+def test_lessons_are_role_flavoured_sentences_without_keyword_lists(topic: str) -> None:
+    result, _ = deliberate(topic)
+
+    words = "|".join(re.escape(word) for word in keywords(topic).values())
+    by_persona: dict[str, list[str]] = {}
+    for item in result.remembered:
+        by_persona.setdefault(item.persona, []).append(item.lesson.text)
+    assert by_persona
+    for lessons in by_persona.values():
+        assert 1 <= len(lessons) <= 3
+        for lesson in lessons:
+            assert lesson.startswith(f"{MARK} ")
+            assert not re.search(rf"\b({words}), ({words})\b", lesson, re.IGNORECASE), lesson
+            assert not re.search(r"\b(APPROVE|CHANGES|HUMAN)\b", lesson)
+            assert "“" not in lesson  # the topic's phrase, not a quoted title
+    assert len({lesson for lessons in by_persona.values() for lesson in lessons}) == len(result.remembered)
+
+
+def test_a_whole_deliberation_runs_on_the_offline_model_and_remembers() -> None:
+    engine = offline_engine([MAYA, CARLOS], lead="carlos")
+
+    first = engine.run(DeliberationRequest(topic=TOPIC, project="demo", thread="terminal:1"), RecordingPoster())
     second = engine.run(DeliberationRequest(topic=TOPIC, project="demo", thread="terminal:2"), RecordingPoster())
 
     assert first.turns

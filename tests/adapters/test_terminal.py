@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.offline_llm import OfflineLLM
 from nightwatch.adapters.persona_files import load_default_personas
-from nightwatch.adapters.terminal import BudgetReport, TerminalPoster, render_budget, render_result_json
+from nightwatch.adapters.terminal import BudgetReport, TerminalPoster, plain_text, render_budget, render_result_json
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Decision, Persona, Verdict
@@ -38,12 +39,43 @@ def test_the_poster_prints_turns_verdict_lessons_and_notices_as_they_happen() ->
     printed = out.getvalue()
     assert "· Carlos asks for one more round." in printed
     assert (
-        "Carlos (Tech lead) · decision: CHANGES\n  *Changes needed.* Add a TTL.\n\n  Reasons:\n  - No expiry."
-        in printed
+        "Carlos (Tech lead) · decision: CHANGES\n  Changes needed. Add a TTL.\n\n  Reasons:\n  - No expiry." in printed
     )
     assert printed.endswith("Carlos remembered: Flag risky launches. (ab12cd34)\n")
     assert [m.author for m in poster.messages()] == ["Maya", "Carlos"]
     assert all(m.persona is not None for m in poster.messages())
+    assert poster.messages()[1].text.startswith("*Changes needed.*")  # kept as posted: Slack renders mrkdwn
+
+
+@pytest.mark.parametrize(
+    ("mrkdwn", "plain"),
+    [
+        ("*Approved.* [offline] Ship it.", "Approved. [offline] Ship it."),
+        ("- item with *bold*, _italic_ and ~struck~ words", "- item with bold, italic and struck words"),
+        (
+            "see <https://example.com/pr/42|the PR> or <https://example.com>",
+            "see the PR (https://example.com/pr/42) or https://example.com",
+        ),
+        ("keep `*args*` and ```a *b* c``` as code", "keep `*args*` and ```a *b* c``` as code"),
+        ("snake_case_name, 2*3*4 and * a lone star *", "snake_case_name, 2*3*4 and * a lone star *"),
+    ],
+)
+def test_mrkdwn_prints_as_plain_text(mrkdwn: str, plain: str) -> None:
+    assert plain_text(mrkdwn) == plain
+
+
+def test_every_printed_line_is_plain_text() -> None:
+    out = io.StringIO()
+    poster = TerminalPoster(out=out)
+    poster.post_turn(MAYA, "*Blocking*: rotate the key.")
+    poster.post_notice("Carlos asks for _one more round_.")
+    poster.post_verdict(CARLOS, VERDICT, "*A person needs to decide.* See <https://example.com|the thread>.")
+    poster.post_lesson(MAYA, "night-watch", "ab12cd34", "*Rotate* keys first.")
+
+    printed = out.getvalue()
+    assert "*" not in printed
+    assert "_one more round_" not in printed
+    assert "A person needs to decide. See the thread (https://example.com)." in printed
 
 
 def test_quiet_mode_prints_nothing_but_keeps_everything() -> None:
@@ -105,6 +137,8 @@ def test_an_offline_run_prints_and_the_second_run_injects_the_first_runs_lessons
     assert "[offline]" in printed
     assert "· decision: " in printed
     assert " remembered: " in printed
+    assert not re.search(r"\*\S[^*\n]*\*", printed)  # no literal *emphasis*
+    assert "Approved." in printed or "Changes needed." in printed or "A person needs to decide." in printed
     assert first.remembered
     assert all(turn.lessons_injected == 0 for turn in first.turns)
 
