@@ -109,10 +109,14 @@ def run(delay: float, burst: int, concurrent: int) -> bool:
     p50, p99 = percentile(latencies, 50), percentile(latencies, 99)
     ratio = together / alone
     print(f"model delay per call: {delay:.1f} s; workers: {workers}")
-    print(f"ack latency, {burst} mentions at once: p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(latencies):.1f} ms "
-          f"(target p99 < {ACK_P99_TARGET_MS:.0f} ms); {started} deliberations started, {busy} told 'busy'")
-    print(f"one deliberation alone: {alone:.2f} s; {concurrent} concurrent: {together:.2f} s; "
-          f"ratio {ratio:.2f} (target <= {CONCURRENCY_TARGET})")
+    print(
+        f"ack latency, {burst} mentions at once: p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(latencies):.1f} ms "
+        f"(target p99 < {ACK_P99_TARGET_MS:.0f} ms); {started} deliberations started, {busy} told 'busy'"
+    )
+    print(
+        f"one deliberation alone: {alone:.2f} s; {concurrent} concurrent: {together:.2f} s; "
+        f"ratio {ratio:.2f} (target <= {CONCURRENCY_TARGET})"
+    )
     ok = p99 < ACK_P99_TARGET_MS and ratio <= CONCURRENCY_TARGET
     print("targets met" if ok else "TARGETS MISSED")
     return ok

@@ -139,7 +139,6 @@ class NightWatchModule(Module):
             personas=personas, memory=memory, compiler=compiler, llm=llm, log=log, clock=clock, policy=policy
         )
 
-
     @singleton
     @provider
     def provide_slack_state(self, engine: Engine) -> SlackState:

@@ -160,14 +160,20 @@ class FakeSlack:
         with self._changed:
             self._plans[method] = _Plan(retry_after=retry_after, times=times)
 
-    def post_human_message(self, channel: str, text: str, *, user: str = "U1", thread_ts: str | None = None,
-                           deliver: bool = True) -> Json:
+    def post_human_message(
+        self, channel: str, text: str, *, user: str = "U1", thread_ts: str | None = None, deliver: bool = True
+    ) -> Json:
         """Stores a person's message and delivers its `message` event (plus `app_mention` if it names the bot).
 
         Delivery needs a connected Socket Mode client; `deliver=False` only stores the message.
         """
-        message: Json = {"type": "message", "user": user, "text": text, "team": TEAM_ID,
-                         "client_msg_id": str(uuid.uuid4())}
+        message: Json = {
+            "type": "message",
+            "user": user,
+            "text": text,
+            "team": TEAM_ID,
+            "client_msg_id": str(uuid.uuid4()),
+        }
         if thread_ts is not None:
             message["thread_ts"] = thread_ts
         stored = self.workspace.store_message(channel, message)
@@ -181,31 +187,64 @@ class FakeSlack:
 
     # ----- Socket Mode: envelopes out, acks in ------------------------------------------------------------------
 
-    def send_event(self, event: Json, *, event_id: str | None = None, team_id: str = TEAM_ID,
-                   retry_num: int = 0) -> str:
+    def send_event(
+        self, event: Json, *, event_id: str | None = None, team_id: str = TEAM_ID, retry_num: int = 0
+    ) -> str:
         """Delivers an Events API envelope; a message-like event is also stored, as Slack has the message."""
         event = self._remember_message(dict(event))
         payload = {
-            "token": "verification-token", "team_id": team_id, "api_app_id": APP_ID, "event": event,
-            "type": "event_callback", "event_id": event_id or f"Ev{uuid.uuid4().hex[:10].upper()}",
-            "event_time": int(self.clock.now()), "is_ext_shared_channel": False,
-            "authorizations": [{"enterprise_id": None, "team_id": team_id, "user_id": BOT_USER_ID,
-                                "is_bot": True, "is_enterprise_install": False}],
+            "token": "verification-token",
+            "team_id": team_id,
+            "api_app_id": APP_ID,
+            "event": event,
+            "type": "event_callback",
+            "event_id": event_id or f"Ev{uuid.uuid4().hex[:10].upper()}",
+            "event_time": int(self.clock.now()),
+            "is_ext_shared_channel": False,
+            "authorizations": [
+                {
+                    "enterprise_id": None,
+                    "team_id": team_id,
+                    "user_id": BOT_USER_ID,
+                    "is_bot": True,
+                    "is_enterprise_install": False,
+                }
+            ],
         }
-        return self._socket.deliver("events_api", payload, accepts_response_payload=False,
-                                    retry_attempt=retry_num, retry_reason="timeout" if retry_num else "")
+        return self._socket.deliver(
+            "events_api",
+            payload,
+            accepts_response_payload=False,
+            retry_attempt=retry_num,
+            retry_reason="timeout" if retry_num else "",
+        )
 
-    def send_slash_command(self, text: str, *, user_id: str = "U1", channel_id: str = "C1",
-                           channel_name: str = "general", command: str = "/nightwatch") -> str:
+    def send_slash_command(
+        self,
+        text: str,
+        *,
+        user_id: str = "U1",
+        channel_id: str = "C1",
+        channel_name: str = "general",
+        command: str = "/nightwatch",
+    ) -> str:
         """Delivers a slash command envelope with a fresh trigger id and a response_url served by this fake."""
         response_id = uuid.uuid4().hex
         self._response_urls[response_id] = (channel_id, user_id)
         user = self.workspace.users.get(user_id, {})
         payload = {
-            "token": "verification-token", "team_id": TEAM_ID, "team_domain": "nightwatch-test",
-            "channel_id": channel_id, "channel_name": channel_name, "user_id": user_id,
-            "user_name": user.get("name", user_id.lower()), "command": command, "text": text, "api_app_id": APP_ID,
-            "is_enterprise_install": "false", "response_url": f"{self.http_url}/response/{response_id}",
+            "token": "verification-token",
+            "team_id": TEAM_ID,
+            "team_domain": "nightwatch-test",
+            "channel_id": channel_id,
+            "channel_name": channel_name,
+            "user_id": user_id,
+            "user_name": user.get("name", user_id.lower()),
+            "command": command,
+            "text": text,
+            "api_app_id": APP_ID,
+            "is_enterprise_install": "false",
+            "response_url": f"{self.http_url}/response/{response_id}",
             "trigger_id": self.new_trigger_id(),
         }
         return self._socket.deliver("slash_commands", payload, accepts_response_payload=True)
@@ -287,8 +326,9 @@ class FakeSlack:
             self.workspace.store_message(channel, {**message, "user": BOT_USER_ID, "bot_id": BOT_ID})
         else:
             with self.workspace.lock:
-                self.workspace.ephemeral.append({**copy.deepcopy(args), "channel": channel, "user": user,
-                                                 "ts": self.workspace.next_ts()})
+                self.workspace.ephemeral.append(
+                    {**copy.deepcopy(args), "channel": channel, "user": user, "ts": self.workspace.next_ts()}
+                )
 
     def _record(self, call: ApiCall) -> None:
         with self._changed:

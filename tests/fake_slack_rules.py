@@ -44,8 +44,9 @@ def check_content(args: Json) -> Json | None:
             return _invalid_blocks(f"missing block type [json-pointer:/blocks/{index}]")
         section_text = (block.get("text") or {}).get("text", "")
         if block["type"] == "section" and len(section_text) > MAX_SECTION_TEXT:
-            return _invalid_blocks(f"must be less than {MAX_SECTION_TEXT + 1} characters "
-                                   f"[json-pointer:/blocks/{index}/text/text]")
+            return _invalid_blocks(
+                f"must be less than {MAX_SECTION_TEXT + 1} characters [json-pointer:/blocks/{index}/text/text]"
+            )
     return None
 
 
@@ -76,7 +77,11 @@ def page(messages: list[Json], args: Json) -> Json:
     """Cursor pagination: the cursor is the offset of the next page."""
     start = int(args.get("cursor") or 0)
     limit = int(args.get("limit") or 100)
-    page = messages[start:start + limit]
+    page = messages[start : start + limit]
     more = start + limit < len(messages)
-    return {"ok": True, "messages": page, "has_more": more,
-            "response_metadata": {"next_cursor": str(start + limit) if more else ""}}
+    return {
+        "ok": True,
+        "messages": page,
+        "has_more": more,
+        "response_metadata": {"next_cursor": str(start + limit) if more else ""},
+    }

@@ -64,8 +64,16 @@ class SocketModeServer:
         self._url = ""
 
     def start(self) -> None:
-        self._server = serve(self._serve, "127.0.0.1", 0, compression=None, ping_interval=PING_INTERVAL,
-                             ping_timeout=5, close_timeout=1, process_request=self._check_ticket)
+        self._server = serve(
+            self._serve,
+            "127.0.0.1",
+            0,
+            compression=None,
+            ping_interval=PING_INTERVAL,
+            ping_timeout=5,
+            close_timeout=1,
+            process_request=self._check_ticket,
+        )
         self._url = f"ws://127.0.0.1:{self._server.socket.getsockname()[1]}/link/"
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-slack-ws", daemon=True)
         self._thread.start()
@@ -87,8 +95,13 @@ class SocketModeServer:
     def deliver(self, kind: str, payload: Json, *, accepts_response_payload: bool, **extra: Any) -> str:
         """Sends an envelope on the newest connection (waiting for one if need be); returns its envelope_id."""
         envelope_id = str(uuid.uuid4())
-        body = {"envelope_id": envelope_id, "payload": payload, "type": kind,
-                "accepts_response_payload": accepts_response_payload, **extra}
+        body = {
+            "envelope_id": envelope_id,
+            "payload": payload,
+            "type": kind,
+            "accepts_response_payload": accepts_response_payload,
+            **extra,
+        }
         connection = self.newest_connection()
         with self.changed:
             self.envelopes[envelope_id] = Envelope(body=body, sent_at=time.monotonic())
@@ -108,8 +121,9 @@ class SocketModeServer:
         connection = self.newest_connection()
         before = self.opened
         with contextlib.suppress(ConnectionClosed):
-            connection.send(json.dumps({"type": "disconnect", "reason": reason,
-                                        "debug_info": {"host": "applink-fake"}}))
+            connection.send(
+                json.dumps({"type": "disconnect", "reason": reason, "debug_info": {"host": "applink-fake"}})
+            )
         wait_until(self.changed, lambda: self.opened > before, DISCONNECT_GRACE)
         connection.close()
 
@@ -132,10 +146,16 @@ class SocketModeServer:
     def _serve(self, connection: ServerConnection) -> None:
         with self.changed:
             self.opened += 1
-            connection.send(json.dumps({
-                "type": "hello", "num_connections": len(self.open) + 1, "connection_info": {"app_id": APP_ID},
-                "debug_info": {"host": "applink-fake", "build_number": 1, "approximate_connection_time": 18060},
-            }))
+            connection.send(
+                json.dumps(
+                    {
+                        "type": "hello",
+                        "num_connections": len(self.open) + 1,
+                        "connection_info": {"app_id": APP_ID},
+                        "debug_info": {"host": "applink-fake", "build_number": 1, "approximate_connection_time": 18060},
+                    }
+                )
+            )
             self.open.append(connection)
             self.changed.notify_all()
         try:

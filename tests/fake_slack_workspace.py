@@ -71,21 +71,35 @@ class SlackWorkspace:
 
     # ----- set-up -----------------------------------------------------------------------------------------------
 
-    def add_user(self, user_id: str, *, name: str = "", is_admin: bool = False, is_owner: bool = False,
-                 is_bot: bool = False) -> None:
+    def add_user(
+        self, user_id: str, *, name: str = "", is_admin: bool = False, is_owner: bool = False, is_bot: bool = False
+    ) -> None:
         name = name or user_id.lower()
         with self.lock:
             self.users[user_id] = {
-                "id": user_id, "team_id": TEAM_ID, "name": name, "real_name": name, "deleted": False,
-                "is_admin": is_admin, "is_owner": is_owner, "is_primary_owner": False, "is_bot": is_bot,
+                "id": user_id,
+                "team_id": TEAM_ID,
+                "name": name,
+                "real_name": name,
+                "deleted": False,
+                "is_admin": is_admin,
+                "is_owner": is_owner,
+                "is_primary_owner": False,
+                "is_bot": is_bot,
                 "profile": {"display_name": name, "real_name": name},
             }
 
     def add_channel(self, channel_id: str, name: str) -> None:
         with self.lock:
             self.channels[channel_id] = {
-                "id": channel_id, "name": name, "is_channel": True, "is_private": False, "is_member": True,
-                "is_archived": False, "created": int(self.clock.now()), "topic": {"value": ""},
+                "id": channel_id,
+                "name": name,
+                "is_channel": True,
+                "is_private": False,
+                "is_member": True,
+                "is_archived": False,
+                "created": int(self.clock.now()),
+                "topic": {"value": ""},
             }
             self.channel_messages.setdefault(channel_id, [])
 
@@ -130,8 +144,11 @@ class SlackWorkspace:
     def thread(self, channel: str, thread_ts: str) -> list[Json]:
         """The parent and its replies, oldest first (what conversations.replies shows)."""
         with self.lock:
-            found = [m for m in self.channel_messages.get(channel, [])
-                     if m["ts"] == thread_ts or m.get("thread_ts") == thread_ts]
+            found = [
+                m
+                for m in self.channel_messages.get(channel, [])
+                if m["ts"] == thread_ts or m.get("thread_ts") == thread_ts
+            ]
             return copy.deepcopy(sorted(found, key=lambda m: ts_key(m["ts"])))
 
     def all_messages(self, channel: str) -> list[Json]:
@@ -153,9 +170,15 @@ class SlackWorkspace:
 
     def _auth_test(self, args: Json) -> Json:
         return {
-            "ok": True, "url": "https://nightwatch-test.slack.invalid/", "team": "Night Watch Test",
-            "user": "nightwatch", "team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": BOT_ID,
-            "app_id": APP_ID, "is_enterprise_install": False,
+            "ok": True,
+            "url": "https://nightwatch-test.slack.invalid/",
+            "team": "Night Watch Test",
+            "user": "nightwatch",
+            "team_id": TEAM_ID,
+            "user_id": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "app_id": APP_ID,
+            "is_enterprise_install": False,
         }
 
     # ----- chat.* -----------------------------------------------------------------------------------------------
@@ -168,7 +191,11 @@ class SlackWorkspace:
         if problem is not None:
             return problem
         message: Json = {
-            "type": "message", "user": BOT_USER_ID, "bot_id": BOT_ID, "app_id": APP_ID, "team": TEAM_ID,
+            "type": "message",
+            "user": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "app_id": APP_ID,
+            "team": TEAM_ID,
             "text": str(args.get("text") or ""),
         }
         for key in ("blocks", "attachments", "thread_ts", "metadata", "username", "icon_emoji", "icon_url"):
@@ -204,8 +231,13 @@ class SlackWorkspace:
             if key in args:
                 message[key] = copy.deepcopy(args[key])
         message["edited"] = {"user": BOT_USER_ID, "ts": self.next_ts()}
-        return {"ok": True, "channel": channel, "ts": message["ts"], "text": message.get("text", ""),
-                "message": copy.deepcopy(message)}
+        return {
+            "ok": True,
+            "channel": channel,
+            "ts": message["ts"],
+            "text": message.get("text", ""),
+            "message": copy.deepcopy(message),
+        }
 
     def _delete_message(self, args: Json) -> Json:
         channel = str(args.get("channel") or "")
@@ -270,7 +302,8 @@ class SlackWorkspace:
         view = args.get("view")
         target = self.views.get(str(args.get("view_id") or "")) or next(
             (v for v in self.views.values() if args.get("external_id") and v.get("external_id") == args["external_id"]),
-            None)
+            None,
+        )
         if target is None:
             return error("not_found")
         if not isinstance(view, dict):
@@ -296,8 +329,14 @@ class SlackWorkspace:
             self._serial += 1
             view_id = f"V{self._serial:08d}"
         stored = {
-            **copy.deepcopy(view), "id": view_id, "team_id": TEAM_ID, "app_id": APP_ID, "bot_id": BOT_ID,
-            "root_view_id": view_id, "state": {"values": {}}, "hash": f"{int(self.clock.now())}.{uuid.uuid4().hex[:8]}",
+            **copy.deepcopy(view),
+            "id": view_id,
+            "team_id": TEAM_ID,
+            "app_id": APP_ID,
+            "bot_id": BOT_ID,
+            "root_view_id": view_id,
+            "state": {"values": {}},
+            "hash": f"{int(self.clock.now())}.{uuid.uuid4().hex[:8]}",
         }
         self.views[view_id] = stored
         return stored

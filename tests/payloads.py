@@ -32,19 +32,42 @@ def event_callback(event: Json, *, event_id: str | None = None) -> Json:
     }
 
 
-def app_mention(text: str, *, channel: str = "C1", user: str = "U1", ts: str = "1795000000.000100",
-                thread_ts: str | None = None) -> Json:
-    event: Json = {"type": "app_mention", "user": user, "text": text, "ts": ts, "channel": channel,
-                   "event_ts": ts, "team": TEAM}
+def app_mention(
+    text: str, *, channel: str = "C1", user: str = "U1", ts: str = "1795000000.000100", thread_ts: str | None = None
+) -> Json:
+    event: Json = {
+        "type": "app_mention",
+        "user": user,
+        "text": text,
+        "ts": ts,
+        "channel": channel,
+        "event_ts": ts,
+        "team": TEAM,
+    }
     if thread_ts:
         event["thread_ts"] = thread_ts
     return event
 
 
-def message(text: str, *, channel: str = "C1", user: str = "U1", ts: str = "1795000000.000200",
-            thread_ts: str | None = None, bot_id: str | None = None) -> Json:
-    event: Json = {"type": "message", "user": user, "text": text, "ts": ts, "channel": channel,
-                   "event_ts": ts, "channel_type": "channel", "team": TEAM}
+def message(
+    text: str,
+    *,
+    channel: str = "C1",
+    user: str = "U1",
+    ts: str = "1795000000.000200",
+    thread_ts: str | None = None,
+    bot_id: str | None = None,
+) -> Json:
+    event: Json = {
+        "type": "message",
+        "user": user,
+        "text": text,
+        "ts": ts,
+        "channel": channel,
+        "event_ts": ts,
+        "channel_type": "channel",
+        "team": TEAM,
+    }
     if thread_ts:
         event["thread_ts"] = thread_ts
     if bot_id:
@@ -53,22 +76,44 @@ def message(text: str, *, channel: str = "C1", user: str = "U1", ts: str = "1795
 
 
 def app_home_opened(user: str = "U1") -> Json:
-    return {"type": "app_home_opened", "user": user, "channel": "D1", "tab": "home",
-            "event_ts": "1795000000.000300"}
+    return {"type": "app_home_opened", "user": user, "channel": "D1", "tab": "home", "event_ts": "1795000000.000300"}
 
 
-def slash_command(text: str, *, user: str = "U1", channel: str = "C1", trigger_id: str = "1.2.trigger",
-                  response_url: str = "http://127.0.0.1:9/response/x") -> Json:
+def slash_command(
+    text: str,
+    *,
+    user: str = "U1",
+    channel: str = "C1",
+    trigger_id: str = "1.2.trigger",
+    response_url: str = "http://127.0.0.1:9/response/x",
+) -> Json:
     return {
-        "token": "verification-token", "team_id": TEAM, "team_domain": "nightwatch-test", "channel_id": channel,
-        "channel_name": "general", "user_id": user, "user_name": user.lower(), "command": "/nightwatch",
-        "text": text, "api_app_id": APP, "response_url": response_url, "trigger_id": trigger_id,
+        "token": "verification-token",
+        "team_id": TEAM,
+        "team_domain": "nightwatch-test",
+        "channel_id": channel,
+        "channel_name": "general",
+        "user_id": user,
+        "user_name": user.lower(),
+        "command": "/nightwatch",
+        "text": text,
+        "api_app_id": APP,
+        "response_url": response_url,
+        "trigger_id": trigger_id,
     }
 
 
-def block_action(action_id: str, value: str, *, user: str = "U1", channel: str | None = "C1",
-                 message_ts: str | None = None, container: str = "message", trigger_id: str = "1.2.trigger",
-                 response_url: str | None = None) -> Json:
+def block_action(
+    action_id: str,
+    value: str,
+    *,
+    user: str = "U1",
+    channel: str | None = "C1",
+    message_ts: str | None = None,
+    container: str = "message",
+    trigger_id: str = "1.2.trigger",
+    response_url: str | None = None,
+) -> Json:
     """A button click; `container="view"` is a click in the Home tab (no channel, no response_url)."""
     payload: Json = {
         "type": "block_actions",
@@ -77,15 +122,26 @@ def block_action(action_id: str, value: str, *, user: str = "U1", channel: str |
         "token": "verification-token",
         "team": {"id": TEAM, "domain": "nightwatch-test"},
         "trigger_id": trigger_id,
-        "actions": [{"type": "button", "action_id": action_id, "block_id": "b1", "value": value,
-                     "action_ts": "1795000000.000400"}],
+        "actions": [
+            {
+                "type": "button",
+                "action_id": action_id,
+                "block_id": "b1",
+                "value": value,
+                "action_ts": "1795000000.000400",
+            }
+        ],
     }
     if container == "view":
         payload["container"] = {"type": "view", "view_id": "VHOME"}
         payload["view"] = {"id": "VHOME", "type": "home"}
         return payload
-    payload["container"] = {"type": "message", "message_ts": message_ts or "1795000000.000500",
-                            "channel_id": channel, "is_ephemeral": response_url is not None}
+    payload["container"] = {
+        "type": "message",
+        "message_ts": message_ts or "1795000000.000500",
+        "channel_id": channel,
+        "is_ephemeral": response_url is not None,
+    }
     if channel:
         payload["channel"] = {"id": channel, "name": "general"}
     if message_ts:
@@ -106,8 +162,9 @@ def persona_form(**fields: str | bool) -> Json:
     return values
 
 
-def view_submission(values: Json, *, user: str = "U1", persona_id: int | None = None,
-                    callback_id: str = "persona_save") -> Json:
+def view_submission(
+    values: Json, *, user: str = "U1", persona_id: int | None = None, callback_id: str = "persona_save"
+) -> Json:
     return {
         "type": "view_submission",
         "team": {"id": TEAM, "domain": "nightwatch-test"},
@@ -116,8 +173,13 @@ def view_submission(values: Json, *, user: str = "U1", persona_id: int | None = 
         "token": "verification-token",
         "trigger_id": "1.2.submit",
         "view": {
-            "id": "VMODAL", "type": "modal", "callback_id": callback_id, "team_id": TEAM,
-            "private_metadata": json.dumps({"id": persona_id}), "state": {"values": values},
-            "hash": "1.abc", "title": {"type": "plain_text", "text": "New persona"},
+            "id": "VMODAL",
+            "type": "modal",
+            "callback_id": callback_id,
+            "team_id": TEAM,
+            "private_metadata": json.dumps({"id": persona_id}),
+            "state": {"values": values},
+            "hash": "1.abc",
+            "title": {"type": "plain_text", "text": "New persona"},
         },
     }

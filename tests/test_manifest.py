@@ -47,13 +47,15 @@ def errors(validator: jsonschema.Draft7Validator, document: dict[str, Any]) -> l
     return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
 
 
-def test_manifest_validates_against_slacks_schema(validator: jsonschema.Draft7Validator,
-                                                 manifest: dict[str, Any]) -> None:
+def test_manifest_validates_against_slacks_schema(
+    validator: jsonschema.Draft7Validator, manifest: dict[str, Any]
+) -> None:
     assert errors(validator, manifest) == []
 
 
-def test_the_schema_check_catches_a_broken_manifest(validator: jsonschema.Draft7Validator,
-                                                   manifest: dict[str, Any]) -> None:
+def test_the_schema_check_catches_a_broken_manifest(
+    validator: jsonschema.Draft7Validator, manifest: dict[str, Any]
+) -> None:
     broken = copy.deepcopy(manifest)
     broken["settings"]["socket_mode"] = True  # a misspelt key
     del broken["features"]["slash_commands"][0]["description"]

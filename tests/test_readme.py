@@ -46,8 +46,19 @@ def concrete(line: str) -> list[str]:
     line = re.sub(r"\[(--[a-z]+) [^\]|]+\|[^\]]+\]", r"\1 offline", line)  # [--llm offline|anthropic]
     line = re.sub(r"\[([^\]]+)\]", r"\1", line)
     words = shlex.split(line)[1:]
-    fills = {"TOPIC": "topic", "P": "demo", "T": "login", "PERSONA": "maya", "NAME": "maya", "ROLE": "QA",
-             "OLD": "a", "NEW": "b", "ID": "abc12345", "LESSON": "x", "QUERY": "q"}
+    fills = {
+        "TOPIC": "topic",
+        "P": "demo",
+        "T": "login",
+        "PERSONA": "maya",
+        "NAME": "maya",
+        "ROLE": "QA",
+        "OLD": "a",
+        "NEW": "b",
+        "ID": "abc12345",
+        "LESSON": "x",
+        "QUERY": "q",
+    }
     return [fills.get(word, word) for word in words]
 
 

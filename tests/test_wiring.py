@@ -23,8 +23,23 @@ from nightwatch.domain.soul import SoulCompiler
 from nightwatch.wiring import build_injector
 from tests.fakes import FakeClock, ScriptedLLM
 
-ROOTS = [Settings, Engine, Clock, LLM, PersonaRepository, MemoryStore, DeliberationLog, Recall, MemoryService,
-         PersonaService, SoulCompiler, DeliberationEngine, SlackState, ProactiveService, SlackApp]
+ROOTS = [
+    Settings,
+    Engine,
+    Clock,
+    LLM,
+    PersonaRepository,
+    MemoryStore,
+    DeliberationLog,
+    Recall,
+    MemoryService,
+    PersonaService,
+    SoulCompiler,
+    DeliberationEngine,
+    SlackState,
+    ProactiveService,
+    SlackApp,
+]
 
 
 @pytest.fixture

@@ -222,7 +222,7 @@ def _verdict(decision: Decision, summary: str, reasons: list[str], items: list[s
 
 
 def names(people: list[str]) -> str:
-    """"Maya", "Maya and Dev", "Maya, Dev and Priya"."""
+    """ "Maya", "Maya and Dev", "Maya, Dev and Priya"."""
     people = list(dict.fromkeys(people))
     return people[0] if len(people) == 1 else f"{', '.join(people[:-1])} and {people[-1]}" if people else ""
 

@@ -125,7 +125,7 @@ def _angle(reading: Reading, earlier: list[ThreadLine]) -> list[str]:
 
 
 def _for(topic: TopicPhrase) -> str:
-    """"for rate limiting on the login endpoint", or "here" when the topic has no short phrase."""
+    """ "for rate limiting on the login endpoint", or "here" when the topic has no short phrase."""
     return f"for {topic.phrase}" if topic.short == topic.phrase else "here"
 
 
@@ -139,7 +139,7 @@ def _door(reading: Reading) -> str:
 
 
 def _deferral(reading: Reading, earlier: list[ThreadLine]) -> str | None:
-    """"I'll defer to Maya on security.": the persona's own deferral to someone who already spoke."""
+    """ "I'll defer to Maya on security.": the persona's own deferral to someone who already spoke."""
     spoke = {line.author for line in earlier}
     for name, area in reading.defers_to:
         if name in spoke:

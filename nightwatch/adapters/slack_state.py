@@ -82,9 +82,7 @@ class SlackState:
     def project_for(self, channel: str) -> str | None:
         """The project slug mapped to `channel`, or None when it has none."""
         with self._begin("read a channel's project") as conn:
-            row = conn.execute(
-                select(channel_projects.c.project).where(channel_projects.c.channel == channel)
-            ).first()
+            row = conn.execute(select(channel_projects.c.project).where(channel_projects.c.channel == channel)).first()
         return None if row is None else str(row[0])
 
     def map_channel(self, channel: str, project: str, now: datetime) -> None:

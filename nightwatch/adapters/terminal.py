@@ -22,9 +22,7 @@ from nightwatch.prompts import Prompt
 INDENT = "  "
 _CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.DOTALL)
 # *bold*, _italic_ and ~strike~ around words, not inside them (snake_case_names, 2*3*4 stay as they are).
-_EMPHASIS = tuple(
-    re.compile(rf"(?<![\w{m}]){m}(?=\S)([^{m}\n]*?\S){m}(?![\w{m}])") for m in (re.escape("*"), "_", "~")
-)
+_EMPHASIS = tuple(re.compile(rf"(?<![\w{m}]){m}(?=\S)([^{m}\n]*?\S){m}(?![\w{m}])") for m in (re.escape("*"), "_", "~"))
 _LINK = re.compile(r"<(https?://[^|>\s]+)\|([^>]+)>|<(https?://[^|>\s]+)>")
 
 

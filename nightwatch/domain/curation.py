@@ -73,7 +73,6 @@ _AXES = {
 _POLARITY = {word: axis for axis, words in _AXES.items() for word in words}
 
 
-
 @dataclass(frozen=True)
 class Features:
     """What a lesson says, split into its subject words and the specifics that must match for a restatement."""

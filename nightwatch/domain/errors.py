@@ -1,17 +1,17 @@
 """Night Watch's one exception tree; every message says what went wrong and what to do next.
 
-    NightWatchError
-    ├── ConfigError                 a setting is missing or malformed (names the variable)
-    ├── InvalidInputError           a name, slug, lesson or payload a user gave is unusable
-    │   └── InvalidNameError        a persona or project name breaks the naming rules
-    ├── NotFoundError               a persona, lesson or deliberation does not exist
-    ├── ConflictError               the change would clash with what exists (duplicate name)
-    ├── PermissionDeniedError       the caller may not do this (admin-only actions)
-    ├── BusyError                   no capacity right now (worker pool full); try again later
-    ├── StorageError                the memory folder or database could not be changed
-    └── LLMError                    the model could not give a usable answer
-        ├── LLMUnavailableError     timeouts, rate limits, overload, 5xx after retries
-        └── LLMOutputError          the answer did not have the shape that was asked for
+NightWatchError
+├── ConfigError                 a setting is missing or malformed (names the variable)
+├── InvalidInputError           a name, slug, lesson or payload a user gave is unusable
+│   └── InvalidNameError        a persona or project name breaks the naming rules
+├── NotFoundError               a persona, lesson or deliberation does not exist
+├── ConflictError               the change would clash with what exists (duplicate name)
+├── PermissionDeniedError       the caller may not do this (admin-only actions)
+├── BusyError                   no capacity right now (worker pool full); try again later
+├── StorageError                the memory folder or database could not be changed
+└── LLMError                    the model could not give a usable answer
+    ├── LLMUnavailableError     timeouts, rate limits, overload, 5xx after retries
+    └── LLMOutputError          the answer did not have the shape that was asked for
 """
 
 from __future__ import annotations

@@ -84,10 +84,15 @@ class MemoryDocument:
         sections = list(self.sections)
         at = next((i for i, s in enumerate(sections) if s.history), len(sections))
         newest = sections[at - 1] if at > 0 else None
-        if newest is not None and newest.header is not None and (newest.day, newest.kind, newest.link) == (
-            day,
-            kind,
-            link,
+        if (
+            newest is not None
+            and newest.header is not None
+            and (newest.day, newest.kind, newest.link)
+            == (
+                day,
+                kind,
+                link,
+            )
         ):
             body, blanks = _split_trailing_blanks(newest.lines)
             sections[at - 1] = replace(newest, lines=body + new_lines + blanks)

@@ -42,9 +42,7 @@ def validate_persona_name(raw: str) -> str:
         )
     slug = _slugify(name)
     if not slug:
-        raise InvalidNameError(
-            f"The persona name {_describe(name)} needs at least one letter or digit."
-        )
+        raise InvalidNameError(f"The persona name {_describe(name)} needs at least one letter or digit.")
     return " ".join(name.split())
 
 

@@ -128,8 +128,6 @@ def choose_speaker(
     return candidates[0]
 
 
-
-
 class ProactiveService:
     """Lets one persona post an unprompted observation in a quiet project channel, then reflect on it."""
 

@@ -59,8 +59,9 @@ class Recorder:
 def recorder(fake: FakeSlack) -> Iterator[Recorder]:
     """A real builtin SocketModeClient connected to the fake, closed before the fake stops."""
     recording = Recorder()
-    socket = SocketModeClient(app_token=APP_TOKEN, web_client=WebClient(base_url=fake.api_url),
-                              on_message_listeners=[recording.on_raw])
+    socket = SocketModeClient(
+        app_token=APP_TOKEN, web_client=WebClient(base_url=fake.api_url), on_message_listeners=[recording.on_raw]
+    )
     socket.socket_mode_request_listeners.append(recording.on_request)
     socket.connect()
     try:
@@ -71,12 +72,14 @@ def recorder(fake: FakeSlack) -> Iterator[Recorder]:
 
 # ----- Web API ------------------------------------------------------------------------------------------------------
 
+
 def test_post_message_is_stored_with_persona_fields_and_recorded(fake: FakeSlack, client: WebClient) -> None:
     parent = fake.post_human_message("C1", "<@UBOT> review this", deliver=False)
     blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": "Looks risky."}}]
 
-    reply = client.chat_postMessage(channel="C1", thread_ts=parent["ts"], text="Looks risky.", blocks=blocks,
-                                    username="Maya", icon_emoji=":shield:")
+    reply = client.chat_postMessage(
+        channel="C1", thread_ts=parent["ts"], text="Looks risky.", blocks=blocks, username="Maya", icon_emoji=":shield:"
+    )
 
     stored = fake.messages("C1", thread_ts=parent["ts"])
     assert [m["ts"] for m in stored] == [parent["ts"], reply["ts"]]
@@ -89,8 +92,9 @@ def test_post_message_is_stored_with_persona_fields_and_recorded(fake: FakeSlack
     assert call.args["username"] == "Maya"
 
 
-def test_conversations_replies_lists_the_thread_oldest_first_including_people(fake: FakeSlack,
-                                                                            client: WebClient) -> None:
+def test_conversations_replies_lists_the_thread_oldest_first_including_people(
+    fake: FakeSlack, client: WebClient
+) -> None:
     parent = fake.post_human_message("C1", "topic", deliver=False)
     client.chat_postMessage(channel="C1", thread_ts=parent["ts"], text="persona turn", username="Carlos")
     fake.post_human_message("C1", "a human reply", thread_ts=parent["ts"], deliver=False)
@@ -198,8 +202,9 @@ def test_trigger_ids_expire_after_three_seconds(fake: FakeSlack, client: WebClie
 def test_views_update_push_and_publish(fake: FakeSlack, client: WebClient) -> None:
     modal = {"type": "modal", "title": {"type": "plain_text", "text": "One"}, "blocks": []}
     opened = client.views_open(trigger_id=fake.new_trigger_id(), view=modal)
-    updated = client.views_update(view_id=opened["view"]["id"], view={**modal, "title": {"type": "plain_text",
-                                                                                          "text": "Two"}})
+    updated = client.views_update(
+        view_id=opened["view"]["id"], view={**modal, "title": {"type": "plain_text", "text": "Two"}}
+    )
     assert updated["view"]["title"]["text"] == "Two"
     assert client.views_push(trigger_id=fake.new_trigger_id(), view=modal)["ok"]
 
@@ -215,8 +220,10 @@ def test_users_info_reports_admin_and_owner_flags(fake: FakeSlack, client: WebCl
     fake.add_user("UOWNER", is_owner=True)
     fake.add_user("UPLAIN")
 
-    flags = {uid: (client.users_info(user=uid)["user"]["is_admin"], client.users_info(user=uid)["user"]["is_owner"])
-             for uid in ("UADMIN", "UOWNER", "UPLAIN")}
+    flags = {
+        uid: (client.users_info(user=uid)["user"]["is_admin"], client.users_info(user=uid)["user"]["is_owner"])
+        for uid in ("UADMIN", "UOWNER", "UPLAIN")
+    }
 
     assert flags == {"UADMIN": (True, False), "UOWNER": (False, True), "UPLAIN": (False, False)}
     assert client.users_info(user="UADMIN")["user"]["name"] == "ada"
@@ -252,6 +259,7 @@ def test_unknown_methods_answer_ok_and_are_recorded(fake: FakeSlack, client: Web
 
 
 # ----- Socket Mode with the builtin SocketModeClient ----------------------------------------------------------------
+
 
 def test_a_new_connection_gets_hello(fake: FakeSlack, recorder: Recorder) -> None:
     fake.wait_for(lambda: bool(recorder.raw))
@@ -297,8 +305,7 @@ def test_a_human_message_is_stored_and_delivered_with_its_mention(fake: FakeSlac
     assert [m["ts"] for m in fake.messages("C1", thread_ts=parent["ts"])] == [parent["ts"], reply["ts"]]
 
 
-def test_an_interactive_envelope_carries_slacks_fields_and_the_ack_payload(fake: FakeSlack,
-                                                                           recorder: Recorder) -> None:
+def test_an_interactive_envelope_carries_slacks_fields_and_the_ack_payload(fake: FakeSlack, recorder: Recorder) -> None:
     recorder.answer = {"response_action": "errors", "errors": {"name": "That name is taken."}}
     submission = {"type": "view_submission", "user": {"id": "UADMIN"}, "view": {"callback_id": "persona"}}
 
@@ -336,14 +343,17 @@ def test_a_websocket_ticket_is_single_use(fake: FakeSlack) -> None:
 
 # ----- Socket Mode with Bolt's SocketModeHandler --------------------------------------------------------------------
 
+
 def test_a_slash_command_is_acked_with_a_payload_through_bolt(fake: FakeSlack) -> None:
     app = App(token=BOT_TOKEN, client=WebClient(token=BOT_TOKEN, base_url=fake.api_url))
 
     @app.command("/nightwatch")
     def nightwatch(ack: Ack, command: dict[str, Any], client: WebClient, respond: Respond) -> None:
         ack(text=f"working on {command['text']}")
-        client.views_open(trigger_id=command["trigger_id"],
-                          view={"type": "modal", "title": {"type": "plain_text", "text": "New persona"}, "blocks": []})
+        client.views_open(
+            trigger_id=command["trigger_id"],
+            view={"type": "modal", "title": {"type": "plain_text", "text": "New persona"}, "blocks": []},
+        )
         respond("done")
 
     handler = SocketModeHandler(app, APP_TOKEN)

@@ -465,9 +465,10 @@ def test_a_check_raised_in_round_one_leads_to_changes_then_a_final_decision_with
     result, poster = deliberate(RATE_LIMITING)
 
     said = {(turn.round, turn.persona): turn.text for turn in result.turns}
-    assert "Before this goes further, I'd walk the attack path for rate limiting on the login endpoint" in said[
-        (1, "Maya")
-    ]
+    assert (
+        "Before this goes further, I'd walk the attack path for rate limiting on the login endpoint"
+        in said[(1, "Maya")]
+    )
     assert "Open before I decide: Maya to walk the attack path." in said[(1, "Carlos")]
     assert poster.notices == [
         "Carlos asks for one more round: [offline] Maya asks for a check before rate limiting on the login endpoint "

@@ -23,12 +23,32 @@ def safe(text: str) -> str:
     return sanitize(text, allowed_users=THREAD)
 
 
-@pytest.mark.parametrize("hostile", [
-    "<!channel>", "<!here>", "<!everyone>", "<!here|here>", "<!channel|@channel>", "<!everyone|everyone>",
-    "<!HERE>", "@channel", "@here", "@everyone", "@Here!", "(@channel)", "<!subteam^S0123ABC>",
-    "<!subteam^S0123ABC|@security-team>", "<@U0STRANGER>", "<@W0STRANGER|mallory>", "<@U0STRANGER|@here>",
-    "<<!channel>>", "<!here >", "<!group>", "<!date^1700000000^{date}|@here>",
-])
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "<!channel>",
+        "<!here>",
+        "<!everyone>",
+        "<!here|here>",
+        "<!channel|@channel>",
+        "<!everyone|everyone>",
+        "<!HERE>",
+        "@channel",
+        "@here",
+        "@everyone",
+        "@Here!",
+        "(@channel)",
+        "<!subteam^S0123ABC>",
+        "<!subteam^S0123ABC|@security-team>",
+        "<@U0STRANGER>",
+        "<@W0STRANGER|mallory>",
+        "<@U0STRANGER|@here>",
+        "<<!channel>>",
+        "<!here >",
+        "<!group>",
+        "<!date^1700000000^{date}|@here>",
+    ],
+)
 def test_no_broadcast_group_or_unknown_user_mention_survives(hostile: str) -> None:
     cleaned = safe(f"Heads up {hostile} please look.")
     assert not PINGS.search(cleaned), cleaned
@@ -59,8 +79,10 @@ def test_ampersands_and_angle_brackets_are_escaped() -> None:
 
 def test_links_channels_and_dates_are_kept() -> None:
     text = "See <https://example.com/a?x=1&y=2|the docs & notes> in <#C0123|eng> at <!date^1700000000^{date}|today>"
-    assert safe(text) == ("See <https://example.com/a?x=1&amp;y=2|the docs &amp; notes> in <#C0123|eng> "
-                          "at <!date^1700000000^{date}|today>")
+    assert safe(text) == (
+        "See <https://example.com/a?x=1&amp;y=2|the docs &amp; notes> in <#C0123|eng> "
+        "at <!date^1700000000^{date}|today>"
+    )
     assert safe("<mailto:a@example.com>") == "<mailto:a@example.com>"
     assert safe("<javascript:alert(1)|click>") == "&lt;javascript:alert(1)|click&gt;"
 
@@ -74,6 +96,7 @@ def test_a_broadcast_inside_a_link_label_is_defused() -> None:
 
 
 # ----- splitting ----------------------------------------------------------------------------------------------------
+
 
 def test_short_text_is_one_section_and_blank_text_nothing() -> None:
     assert split_for_blocks("Looks good to me.") == [["Looks good to me."]]
@@ -134,8 +157,10 @@ def random_text(rng: random.Random) -> str:
     for _ in range(rng.randint(1, 400)):
         kind = rng.random()
         if kind < 0.6:
-            words = [rng.choice(["risk", "the", "deploy", "token", "ok", "x" * rng.randint(1, 40)])
-                     for _ in range(rng.randint(1, 30))]
+            words = [
+                rng.choice(["risk", "the", "deploy", "token", "ok", "x" * rng.randint(1, 40)])
+                for _ in range(rng.randint(1, 30))
+            ]
             pieces.append(" ".join(words) + rng.choice([".", "!", "?", ""]))
         elif kind < 0.75:
             pieces.append(rng.choice(["<https://example.com/a?b=c|see this>", "<@U0ALICE>", "&amp;", "<#C1|eng>"]))
@@ -146,8 +171,9 @@ def random_text(rng: random.Random) -> str:
     return " ".join(pieces)
 
 
-@pytest.mark.parametrize("limits", [SLACK_LIMITS, BlockLimits(section_chars=120, blocks_per_message=4,
-                                                              message_chars=300)])
+@pytest.mark.parametrize(
+    "limits", [SLACK_LIMITS, BlockLimits(section_chars=120, blocks_per_message=4, message_chars=300)]
+)
 def test_random_texts_split_within_limits_losing_nothing(limits: BlockLimits) -> None:
     rng = random.Random(20261121)
     for _ in range(60):

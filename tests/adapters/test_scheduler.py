@@ -45,17 +45,26 @@ class Replica:
         personas = InMemoryPersonaRepository([Persona(name="Maya", slug="maya", role="Security Reviewer")])
         service = ProactiveService(
             personas=PersonaService(repo=personas, store=store, clock=clock),
-            memory=MemoryService(store=store, llm=llm, clock=clock, recall=Recall(),
-                                 policy=MemoryPolicy(use_model_for_curation=False)),
-            compiler=SoulCompiler(), llm=llm, log=InMemoryDeliberationLog(), clock=clock,
+            memory=MemoryService(
+                store=store, llm=llm, clock=clock, recall=Recall(), policy=MemoryPolicy(use_model_for_curation=False)
+            ),
+            compiler=SoulCompiler(),
+            llm=llm,
+            log=InMemoryDeliberationLog(),
+            clock=clock,
             policy=ProactivePolicy(interval_minutes=180, quiet_minutes=60),
         )
         self.posters: dict[str, RecordingPoster] = {}
         self.unreachable: set[str] = set()
         self.state = SlackState(engine)
         self.scheduler = ProactiveScheduler(
-            service=service, state=self.state, clock=clock, poster_for=self._poster,
-            channel_name=lambda channel: f"name-of-{channel}", tick_seconds=60, holder=name,
+            service=service,
+            state=self.state,
+            clock=clock,
+            poster_for=self._poster,
+            channel_name=lambda channel: f"name-of-{channel}",
+            tick_seconds=60,
+            holder=name,
         )
 
     def _poster(self, channel: str) -> RecordingPoster:
@@ -69,13 +78,15 @@ class Replica:
 
 @pytest.fixture
 def llm() -> ScriptedLLM:
-    return ScriptedLLM({Purpose.PROACTIVE: lambda r: f"Observation {len(r.messages[0].content)}: rotate the key.",
-                        Purpose.REFLECTION: "NONE"})
+    return ScriptedLLM(
+        {
+            Purpose.PROACTIVE: lambda r: f"Observation {len(r.messages[0].content)}: rotate the key.",
+            Purpose.REFLECTION: "NONE",
+        }
+    )
 
 
-def test_only_the_lease_holder_posts_and_each_due_channel_gets_one_message(
-    engine: Engine, llm: ScriptedLLM
-) -> None:
+def test_only_the_lease_holder_posts_and_each_due_channel_gets_one_message(engine: Engine, llm: ScriptedLLM) -> None:
     clock = FakeClock(T0)
     a, b = Replica(engine, clock, llm, "a"), Replica(engine, clock, llm, "b")
     a.state.map_channel("C1", "night-watch", T0 - timedelta(hours=2))

@@ -17,8 +17,7 @@ KEY = ("priya", "p")
 
 def _file(count: int, pinned: tuple[int, ...] = ()) -> str:
     lines = [
-        f"- {'📌 ' if n in pinned else ''}Test suite{n} covers edge case {n} in module_{n}.py."
-        for n in range(count)
+        f"- {'📌 ' if n in pinned else ''}Test suite{n} covers edge case {n} in module_{n}.py." for n in range(count)
     ]
     head = "# Priya · memory for p\nHand notes stay.\n\n## 2026-10-01 · pr_review · https://x/1\n"
     return head + "\n".join(lines) + "\n"

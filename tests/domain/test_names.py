@@ -27,8 +27,15 @@ def test_hostile_persona_names_are_refused_with_a_message(hostile: str) -> None:
     assert len(message) < 300  # a 10,000-character name is not echoed back whole
 
 
-@pytest.mark.parametrize(("raw", "slug"), [("night-watch-cli", "night-watch-cli"), ("#General", "general"),
-                                           ("Night Watch_CLI", "night-watch-cli"), ("v1.2", "v1-2")])
+@pytest.mark.parametrize(
+    ("raw", "slug"),
+    [
+        ("night-watch-cli", "night-watch-cli"),
+        ("#General", "general"),
+        ("Night Watch_CLI", "night-watch-cli"),
+        ("v1.2", "v1-2"),
+    ],
+)
 def test_project_slugs(raw: str, slug: str) -> None:
     assert project_slug(raw) == slug
 

@@ -87,17 +87,29 @@ class World:
 def world(*personas: Persona) -> World:
     clock = FakeClock(T0)
     store = InMemoryMemoryStore()
-    llm = ScriptedLLM({Purpose.REFLECTION: "- Flagged the unrotated signing key in night-watch.",
-                       Purpose.CURATION: '{"action": "add"}'})
+    llm = ScriptedLLM(
+        {
+            Purpose.REFLECTION: "- Flagged the unrotated signing key in night-watch.",
+            Purpose.CURATION: '{"action": "add"}',
+        }
+    )
     memory = MemoryService(
-        store=store, llm=llm, clock=clock, recall=Recall(),
+        store=store,
+        llm=llm,
+        clock=clock,
+        recall=Recall(),
         policy=MemoryPolicy(use_model_for_curation=False),
     )
     repo = InMemoryPersonaRepository(personas)
     log = InMemoryDeliberationLog()
     service = ProactiveService(
-        personas=PersonaService(repo=repo, store=store, clock=clock), memory=memory, compiler=SoulCompiler(),
-        llm=llm, log=log, clock=clock, policy=POLICY,
+        personas=PersonaService(repo=repo, store=store, clock=clock),
+        memory=memory,
+        compiler=SoulCompiler(),
+        llm=llm,
+        log=log,
+        clock=clock,
+        policy=POLICY,
     )
     return World(service, llm, memory, log, clock)
 

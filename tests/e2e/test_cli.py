@@ -114,8 +114,20 @@ def test_compaction_keeps_the_previous_version(
 ) -> None:
     monkeypatch.setenv("NIGHTWATCH_MEMORY_MAX_LINES", "40")
     monkeypatch.setenv("NIGHTWATCH_MEMORY_COMPACTION_TARGET", "5")
-    topics = ["payments", "login", "search", "exports", "billing", "uploads", "webhooks", "reports", "imports",
-              "sessions", "invoices", "notifications"]
+    topics = [
+        "payments",
+        "login",
+        "search",
+        "exports",
+        "billing",
+        "uploads",
+        "webhooks",
+        "reports",
+        "imports",
+        "sessions",
+        "invoices",
+        "notifications",
+    ]
     for area in topics:
         run(capsys, "memory", "add", "priya", f"The {area} suite needs its own fixture cleanup.", "--project", "q")
     code, out, _ = run(capsys, "memory", "compact", "priya", "--project", "q")
@@ -188,11 +200,19 @@ def test_the_api_key_never_reaches_the_logs_even_at_debug(home: Path) -> None:
     script = Path(sys.executable).parent / "nightwatch"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "NIGHTWATCH", "DATABASE"))}
     with FakeAnthropic() as fake:
-        env |= {"NIGHTWATCH_HOME": str(home), "NIGHTWATCH_LOG_LEVEL": "DEBUG",
-                "ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": fake.url}
+        env |= {
+            "NIGHTWATCH_HOME": str(home),
+            "NIGHTWATCH_LOG_LEVEL": "DEBUG",
+            "ANTHROPIC_API_KEY": secret,
+            "ANTHROPIC_BASE_URL": fake.url,
+        }
         done = subprocess.run(
             [str(script), "deliberate", TOPIC, "--personas", "maya"],
-            env=env, capture_output=True, text=True, timeout=120, check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "DEBUG" in done.stderr  # the SDK did log its requests

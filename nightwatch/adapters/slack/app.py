@@ -107,8 +107,17 @@ class SlackApp:
             engine=engine, log=log, client=self.client, pool=self.pool, channels=channels, clock=clock
         )
         commands = SlashCommands(
-            personas=personas, memory=memory, engine=engine, log=log, state=state, clock=clock,
-            client=self.client, admins=admins, home=home, deliberations=deliberations, channels=channels,
+            personas=personas,
+            memory=memory,
+            engine=engine,
+            log=log,
+            state=state,
+            clock=clock,
+            client=self.client,
+            admins=admins,
+            home=home,
+            deliberations=deliberations,
+            channels=channels,
         )
         admin = PersonaAdmin(personas=personas, memory=memory, admins=admins, client=self.client)
         Listeners(

@@ -172,7 +172,7 @@ class SlashCommands:
 
     def memory(self, call: Invocation, rest: str) -> Reply:
         if rest.lower().startswith("search "):
-            persona, query = self._persona_and_rest(rest[len("search "):])
+            persona, query = self._persona_and_rest(rest[len("search ") :])
             if not query:
                 raise InvalidInputError(f"Give words to search for: `{COMMAND} memory search {persona.name} tokens`.")
             project = self._channels.project_for(call.channel)

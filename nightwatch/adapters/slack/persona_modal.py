@@ -59,8 +59,12 @@ FIELDS = (
     Field("words_avoided", "Words avoided", multiline=True, hint="Separate with commas or new lines."),
     Field("instructions", "Skill instructions", multiline=True, hint="Extra instructions, one per line."),
     Field("model", "Model override", max_length=MODEL_MAX, hint="Empty: the default model."),
-    Field("system_prompt_override", "System prompt override", multiline=True,
-          hint="Replaces the compiled soul, style and skill. Leave empty to compile them."),
+    Field(
+        "system_prompt_override",
+        "System prompt override",
+        multiline=True,
+        hint="Replaces the compiled soul, style and skill. Leave empty to compile them.",
+    ),
 )
 
 
@@ -174,8 +178,9 @@ def field_errors(submission: Submission) -> dict[str, str]:
             errors[key] = str(err)
     for field in FIELDS:
         if len(submission.values[field.key]) > field.max_length and field.key not in errors:
-            errors[field.key] = f"{field.label} is {len(submission.values[field.key])} characters; use at most " \
-                                f"{field.max_length}."
+            errors[field.key] = (
+                f"{field.label} is {len(submission.values[field.key])} characters; use at most {field.max_length}."
+            )
     return errors
 
 

@@ -28,7 +28,7 @@ def sanitize(text: str, *, allowed_users: Collection[str]) -> str:
     pieces: list[str] = []
     position = 0
     for token in _ANGLE_TOKEN.finditer(text):
-        pieces.append(_plain(text[position:token.start()]))
+        pieces.append(_plain(text[position : token.start()]))
         pieces.append(_angle_token(token.group(1), allowed_users))
         position = token.end()
     pieces.append(_plain(text[position:]))
@@ -88,6 +88,7 @@ def _special_token(inner: str) -> str:
 
 
 # ----- splitting ----------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BlockLimits:
@@ -164,7 +165,7 @@ def _cut_point(body: str, budget: int, floor: int) -> tuple[int, int]:
         start, end = token.span()
         if start >= budget:
             break
-        blocked[start + 1:min(end, budget + 1)] = b"\x01" * (min(end, budget + 1) - start - 1)
+        blocked[start + 1 : min(end, budget + 1)] = b"\x01" * (min(end, budget + 1) - start - 1)
 
     def cuttable(position: int) -> bool:
         return floor < position <= budget and not blocked[position]

@@ -142,8 +142,13 @@ def persona_admin_buttons(persona: Persona) -> Block:
         "block_id": f"persona-{persona.id}",
         "elements": [
             button("Edit", PERSONA_EDIT, str(persona.id)),
-            button("Delete", PERSONA_DELETE, str(persona.id), style="danger",
-                   confirm=confirm_dialog(f"Delete {persona.name}", delete_text, "Delete")),
+            button(
+                "Delete",
+                PERSONA_DELETE,
+                str(persona.id),
+                style="danger",
+                confirm=confirm_dialog(f"Delete {persona.name}", delete_text, "Delete"),
+            ),
         ],
     }
 
@@ -168,7 +173,9 @@ def lesson_block(persona: Persona, project: str, lesson: Lesson, source: str) ->
     block = mrkdwn(text)
     target = ForgetTarget(persona.slug, project, lesson.id, source)
     block["accessory"] = button(
-        "Forget", LESSON_FORGET, target.encode(),
+        "Forget",
+        LESSON_FORGET,
+        target.encode(),
         confirm=confirm_dialog("Forget this lesson?", clip(lesson.text, 250), "Forget"),
     )
     return block
@@ -196,8 +203,14 @@ def lesson_note_blocks(persona: Persona, project: str, lesson_id: str, safe_text
         context(f"★ *{escape(persona.name)}* remembered: {safe_text}"),
         {
             "type": "actions",
-            "elements": [button("Forget", LESSON_FORGET, target.encode(),
-                                confirm=confirm_dialog("Forget this lesson?", clip(safe_text, 250), "Forget"))],
+            "elements": [
+                button(
+                    "Forget",
+                    LESSON_FORGET,
+                    target.encode(),
+                    confirm=confirm_dialog("Forget this lesson?", clip(safe_text, 250), "Forget"),
+                )
+            ],
         },
     ]
 

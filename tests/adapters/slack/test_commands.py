@@ -42,8 +42,11 @@ def test_personas_lists_each_with_edit_and_delete_buttons(stack: Stack, fake: Fa
 
 def test_an_admin_opens_the_persona_modal_with_the_trigger_id(stack: Stack, fake: FakeSlack) -> None:
     trigger = fake.new_trigger_id()
-    stack.dispatch(payloads.slash_command("persona new", user=ADMIN, trigger_id=trigger,
-                                          response_url=f"{fake.http_url}/response/b"))
+    stack.dispatch(
+        payloads.slash_command(
+            "persona new", user=ADMIN, trigger_id=trigger, response_url=f"{fake.http_url}/response/b"
+        )
+    )
     fake.wait_for(lambda: bool(fake.calls_to("views.open")))
     call = fake.calls_to("views.open")[0]
     assert call.args["trigger_id"] == trigger
@@ -57,8 +60,11 @@ def test_a_member_is_refused_the_persona_modal(stack: Stack, fake: FakeSlack) ->
 
 
 def test_a_workspace_owner_counts_as_an_admin(stack: Stack, fake: FakeSlack) -> None:
-    stack.dispatch(payloads.slash_command("persona edit Maya", user="U2", trigger_id=fake.new_trigger_id(),
-                                          response_url=f"{fake.http_url}/response/c"))
+    stack.dispatch(
+        payloads.slash_command(
+            "persona edit Maya", user="U2", trigger_id=fake.new_trigger_id(), response_url=f"{fake.http_url}/response/c"
+        )
+    )
     fake.wait_for(lambda: bool(fake.calls_to("views.open")))
     view = fake.calls_to("views.open")[0].args["view"]
     assert '"id": ' in view["private_metadata"]
@@ -113,11 +119,10 @@ def test_project_maps_the_channel_and_context_reports_the_budget(stack: Stack, f
     assert "remaining" in report
 
 
-def test_ask_posts_the_topic_and_deliberates_in_its_thread_then_history_shows_it(
-    stack: Stack, fake: FakeSlack
-) -> None:
-    stack.dispatch(payloads.slash_command("ask Should we cache session lookups?",
-                                          response_url=f"{fake.http_url}/response/d"))
+def test_ask_posts_the_topic_and_deliberates_in_its_thread_then_history_shows_it(stack: Stack, fake: FakeSlack) -> None:
+    stack.dispatch(
+        payloads.slash_command("ask Should we cache session lookups?", response_url=f"{fake.http_url}/response/d")
+    )
     fake.wait_for(lambda: any(d.status.value == "done" for d in stack.log.recent()), timeout=10)
     root = fake.messages("C1")[0]
     assert root["text"] == "<@U1> asked: Should we cache session lookups?"

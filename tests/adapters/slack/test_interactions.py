@@ -13,8 +13,14 @@ from tests import payloads
 from tests.adapters.slack.stack import ADMIN, Stack
 from tests.fake_slack import FakeSlack
 
-FORM = {"name": "Rita", "role": "Release Manager", "avatar": ":rocket:", "who_i_am": "I ship things calmly.",
-        "worldview": "Small releases\nRollbacks are features", "opinions": "releases: ship on Tuesdays"}
+FORM = {
+    "name": "Rita",
+    "role": "Release Manager",
+    "avatar": ":rocket:",
+    "who_i_am": "I ship things calmly.",
+    "worldview": "Small releases\nRollbacks are features",
+    "opinions": "releases: ship on Tuesdays",
+}
 
 
 def submit(stack: Stack, values: dict[str, Any], *, user: str = ADMIN, persona_id: int | None = None) -> Any:
@@ -122,8 +128,9 @@ def test_forget_from_a_thread_note_strikes_the_note_through(stack: Stack, fake: 
 
 def test_forget_from_home_republishes_home_and_members_are_refused(stack: Stack, fake: FakeSlack) -> None:
     _, value = _lesson_button(stack, "home")
-    stack.dispatch(payloads.block_action("lesson_forget", value, user="U3", container="view",
-                                         trigger_id=fake.new_trigger_id()))
+    stack.dispatch(
+        payloads.block_action("lesson_forget", value, user="U3", container="view", trigger_id=fake.new_trigger_id())
+    )
     fake.wait_for(lambda: bool(fake.calls_to("views.open")))
     assert "Only Night Watch admins can forget lessons" in str(fake.calls_to("views.open")[0].args["view"])
     assert stack.memory.lessons(stack.personas.get("Carlos"), "general")

@@ -67,8 +67,9 @@ def test_messages_reads_people_and_personas_and_leaves_app_notes_out(fake: FakeS
     poster, ts = poster_in_thread(fake)
     poster.post_turn(MAYA, "Tokens must expire.")
     poster.post_lesson(MAYA, "general", "abc123", "Expiry is tested with a frozen clock.")
-    fake.workspace.store_message("C1", {"type": "message", "user": "U1", "text": "<@U1> Maya, and refresh tokens?",
-                                        "thread_ts": ts})
+    fake.workspace.store_message(
+        "C1", {"type": "message", "user": "U1", "text": "<@U1> Maya, and refresh tokens?", "thread_ts": ts}
+    )
     seen = poster.messages()
     assert [(m.author, m.persona) for m in seen] == [("alice", None), ("Maya", "Maya"), ("alice", None)]
     assert seen[0].text == "review the login"  # the app's own mention is dropped

@@ -131,8 +131,12 @@ def test_a_thread_with_a_running_deliberation_gets_no_second_one(home: Path, fak
         client = stack.slack.client
         channels = ChannelDirectory(client=client, state=stack.state, clock=clock)
         deliberations = Deliberations(
-            engine=stack.container.get(DeliberationEngine), log=stack.log, client=client, pool=pool,
-            channels=channels, clock=clock,
+            engine=stack.container.get(DeliberationEngine),
+            log=stack.log,
+            client=client,
+            pool=pool,
+            channels=channels,
+            clock=clock,
         )
         first = human_says(fake, "<@UBOT> should we shard the database?")
         assert deliberations.start(channel="C1", thread_ts=first["ts"], topic="shard the database?").started

@@ -20,9 +20,17 @@ from tests import payloads
 from tests.fakes import T0
 
 MAYA = Persona(
-    name="Maya", slug="maya", role="Security Reviewer", avatar="🔒", id=3,
-    soul=Soul(who_i_am="I review for attacks.", worldview=("Inputs are hostile.",),
-              opinions={"auth": ("Tokens expire.", "Sessions are revocable.")}, pet_peeves=("Secrets in logs.",)),
+    name="Maya",
+    slug="maya",
+    role="Security Reviewer",
+    avatar="🔒",
+    id=3,
+    soul=Soul(
+        who_i_am="I review for attacks.",
+        worldview=("Inputs are hostile.",),
+        opinions={"auth": ("Tokens expire.", "Sessions are revocable.")},
+        pet_peeves=("Secrets in logs.",),
+    ),
     style=Style(tone="calm", words_used=("blast radius", "threat"), anti_patterns=("Vague warnings.",)),
 )
 
@@ -58,8 +66,9 @@ def test_a_submission_round_trips_and_keeps_fields_the_modal_does_not_show() -> 
 
 
 def test_words_split_on_commas_and_lines_and_bullets_are_stripped() -> None:
-    form = payloads.persona_form(name="Rita", role="QA", words_used="ship, rollback\nflag",
-                                 worldview="- one\n• two\n\n")
+    form = payloads.persona_form(
+        name="Rita", role="QA", words_used="ship, rollback\nflag", worldview="- one\n• two\n\n"
+    )
     draft = to_draft(Submission.parse(payloads.view_submission(form)["view"]), None)
     assert draft.style is not None
     assert draft.style.words_used == ("ship", "rollback", "flag")
@@ -90,8 +99,9 @@ def test_memory_list_escapes_text_and_encodes_the_forget_target() -> None:
 
 def test_the_home_view_stays_within_the_view_block_limit() -> None:
     personas = [replace(MAYA, name=f"P{i}", slug=f"p{i}", id=i) for i in range(12)]
-    entries = [PersonaMemory(p, tuple((f"proj{j}", tuple(lesson(k) for k in range(5)), 9) for j in range(3)))
-               for p in personas]
+    entries = [
+        PersonaMemory(p, tuple((f"proj{j}", tuple(lesson(k) for k in range(5)), 9) for j in range(3))) for p in personas
+    ]
     view = home_view(entries, admin=True)
     assert view["type"] == "home"
     assert len(view["blocks"]) <= VIEW_BLOCKS
@@ -101,7 +111,16 @@ def test_the_home_view_stays_within_the_view_block_limit() -> None:
 
 def test_help_lists_the_subcommands_and_the_personas() -> None:
     text = str(help_blocks(command="/nightwatch", bot="<@UBOT>", personas=[MAYA, replace(MAYA, name="Carlos")]))
-    for sub in ("ask", "personas", "persona new", "memory search", "remember", "forget", "context", "project",
-                "history"):
+    for sub in (
+        "ask",
+        "personas",
+        "persona new",
+        "memory search",
+        "remember",
+        "forget",
+        "context",
+        "project",
+        "history",
+    ):
         assert f"/nightwatch {sub}" in text
     assert "Maya and Carlos" in text
