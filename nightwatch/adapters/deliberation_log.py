@@ -6,6 +6,7 @@ transaction, so a turn is stored as soon as it is posted and a restart loses not
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -47,17 +48,7 @@ class SqlDeliberationLog:
             key = conn.execute(insert(deliberations).values(**values)).inserted_primary_key
         if key is None:
             raise StorageError("The database did not return the new deliberation's id; check the database logs.")
-        return Deliberation(
-            topic=deliberation.topic,
-            project=deliberation.project,
-            thread=deliberation.thread,
-            status=deliberation.status,
-            started_at=started,
-            finished_at=deliberation.finished_at,
-            verdict=deliberation.verdict,
-            usage=deliberation.usage,
-            id=int(key[0]),
-        )
+        return replace(deliberation, started_at=started, id=int(key[0]))
 
     def add_usage(self, deliberation_id: int, usage: Usage) -> None:
         changes = {name: getattr(deliberations.c, name) + amount for name, amount in _usage_values(usage).items()}
