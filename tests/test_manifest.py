@@ -13,7 +13,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / "manifest.yml"
-SCHEMA = ROOT.parent / "shared" / "slack" / "manifest.schema.json"
+_SCHEMA_PATH = Path("shared", "slack", "manifest.schema.json")
+# The shared/ folder sits beside the repo; a clone made deeper (e.g. by CI) finds it beside an ancestor.
+SCHEMA = next(
+    (folder / _SCHEMA_PATH for folder in ROOT.parents if (folder / _SCHEMA_PATH).is_file()),
+    ROOT.parent / _SCHEMA_PATH,
+)
 
 EXPECTED_BOT_SCOPES = {
     "app_mentions:read",
