@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from freezegun import freeze_time
 from sqlalchemy import Engine, text, update
 from sqlalchemy.engine import make_url
 
@@ -131,12 +132,11 @@ def test_timestamps_come_back_as_aware_utc(repo: SqlPersonaRepository) -> None:
     assert again.updated_at == again.created_at
 
 
-def test_times_are_filled_in_when_missing(repo: SqlPersonaRepository) -> None:
-    before = datetime.now(UTC)
-    stored = repo.add(Persona(name="Dev", slug="dev", role="Implementer"))
-    assert stored.created_at is not None
+def test_times_are_filled_in_from_the_clock_when_missing(repo: SqlPersonaRepository) -> None:
+    with freeze_time(T0):
+        stored = repo.add(Persona(name="Dev", slug="dev", role="Implementer"))
+    assert stored.created_at == T0
     assert stored.created_at.tzinfo is not None
-    assert before - timedelta(seconds=1) <= stored.created_at <= datetime.now(UTC) + timedelta(seconds=1)
 
 
 def test_save_updates_every_field(repo: SqlPersonaRepository) -> None:

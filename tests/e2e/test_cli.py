@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from freezegun import freeze_time
 
 from nightwatch.cli import main
 from tests.fake_anthropic import FakeAnthropic
@@ -217,3 +218,13 @@ def test_the_api_key_never_reaches_the_logs_even_at_debug(home: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "DEBUG" in done.stderr  # the SDK did log its requests
     assert "supersecretvalue" not in done.stderr + done.stdout
+
+
+def test_lessons_are_filed_under_the_day_they_were_recorded(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+    with freeze_time("2030-01-02 23:59:00"):
+        assert (
+            run(capsys, "memory", "add", "dev", "Barrel exports need updating with new files.", "--project", "x")[0]
+            == 0
+        )
+    text = (home / "agents" / "dev" / "memories" / "x" / "main.md").read_text()
+    assert "## 2030-01-02 · manual" in text
