@@ -32,11 +32,11 @@ DISCONNECT_GRACE = 2.0  # seconds the old socket stays open after a disconnect n
 def wait_until(changed: threading.Condition, predicate: Callable[[], bool], timeout: float) -> bool:
     """Waits on `changed` until `predicate()` holds; False after `timeout` seconds."""
     deadline = time.monotonic() + timeout
-    with changed:
-        while not predicate():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
+    while not predicate():  # outside the lock: a predicate may itself call the fake over HTTP
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        with changed:
             changed.wait(min(remaining, 0.05))
     return True
 

@@ -103,7 +103,7 @@ class SlackApp:
         admins = AdminCheck(admins=settings.admins, client=self.client, clock=clock)
         channels = ChannelDirectory(client=self.client, state=state, clock=clock)
         home = HomeTab(client=self.client, personas=personas, memory=memory, admins=admins)
-        deliberations = Deliberations(
+        self.deliberations = deliberations = Deliberations(
             engine=engine, log=log, client=self.client, pool=self.pool, channels=channels, clock=clock
         )
         commands = SlashCommands(

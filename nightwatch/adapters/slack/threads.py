@@ -115,11 +115,14 @@ class Deliberations:
         self._client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=busy)
         return Started(False, busy)
 
+    def poster_for(self, thread: str) -> SlackPoster | None:
+        """The poster of the deliberation running in `thread` ("channel:thread_ts") on this replica, if any."""
+        with self._lock:
+            return self._posters.get(thread)
+
     def observe(self, event: dict[str, object]) -> None:
         """Hand a person's thread reply to the deliberation running in that thread on this replica, if any."""
-        thread = f"{event.get('channel')}:{event.get('thread_ts')}"
-        with self._lock:
-            poster = self._posters.get(thread)
+        poster = self.poster_for(f"{event.get('channel')}:{event.get('thread_ts')}")
         if poster is not None:
             poster.observe(dict(event))
 

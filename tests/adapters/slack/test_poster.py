@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from slack_sdk import WebClient
 
 from nightwatch.adapters.slack.app import retry_handlers
@@ -98,8 +96,7 @@ def test_a_reply_that_reached_another_replica_is_seen_at_the_next_refresh(fake: 
     assert len(poster.messages()) == 1
     fake.workspace.store_message("C1", {"type": "message", "user": "U1", "text": "One more thing", "thread_ts": ts})
     assert len(poster.messages()) == 1  # within the refresh interval: served locally
-    time.sleep(0.25)
-    assert len(poster.messages()) == 2
+    fake.wait_for(lambda: len(poster.messages()) == 2, timeout=2.0)
 
 
 def test_a_lesson_note_is_a_context_block_with_a_forget_button(fake: FakeSlack) -> None:

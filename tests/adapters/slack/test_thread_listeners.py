@@ -115,6 +115,9 @@ def test_a_human_reply_during_a_deliberation_is_seen_by_the_next_turns(home: Pat
         reply = "Keep in mind the Redis cluster has no persistence configured."
         said = {"type": "message", "user": "U3", "text": reply, "thread_ts": event["ts"], "channel": "C1"}
         stack.dispatch(payloads.event_callback(fake.workspace.store_message("C1", said)))  # the reply's event
+        poster = stack.slack.deliberations.poster_for(f"C1:{event['ts']}")
+        assert poster is not None
+        fake.wait_for(lambda: any(m.text == reply for m in poster.messages()))  # its listener has run
         gated.gate.set()
         stack.drain()
         turns = [r for r in gated.requests if r.purpose is Purpose.TURN]
