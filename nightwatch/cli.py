@@ -22,6 +22,7 @@ from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.names import project_slug
 from nightwatch.domain.personas import PersonaDraft, PersonaService, persona_to_dict
+from nightwatch.domain.ports import DeliberationLog
 from nightwatch.startup import start
 from nightwatch.wiring import build_injector
 
@@ -224,6 +225,18 @@ def _context(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _history(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    recent = container.get(DeliberationLog).recent(args.limit)  # type: ignore[type-abstract]  # a Protocol key
+    if not recent:
+        print('No deliberations yet. Start one: nightwatch deliberate "TOPIC"', file=out)
+    for item in recent:
+        when = f"{item.started_at:%Y-%m-%d %H:%M}" if item.started_at else "?"
+        outcome = item.verdict.decision.value if item.verdict else item.status.value
+        where = "terminal" if item.thread.startswith("terminal:") else "slack"
+        print(f"#{item.id}  {when}  {outcome:<11} {item.project:<16} {where:<8}  {item.topic[:80]}", file=out)
+    return 0
+
+
 def _run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
     from nightwatch.adapters.slack.app import STALE_AFTER, SlackApp, run_socket_mode
 
@@ -281,6 +294,9 @@ def _parser() -> argparse.ArgumentParser:
     context.add_argument("persona")
     context.add_argument("--project", default="default")
     context.add_argument("--topic", default="")
+
+    history = _command(commands, "history", _history, "recent deliberations and how they ended")
+    history.add_argument("--limit", type=int, default=20)
 
     _command(commands, "run", _run, "start the Slack app over Socket Mode")
     return parser

@@ -58,6 +58,7 @@ def concrete(line: str) -> list[str]:
         "ID": "abc12345",
         "LESSON": "x",
         "QUERY": "q",
+        "N": "5",
     }
     return [fills.get(word, word) for word in words]
 

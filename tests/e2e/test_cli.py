@@ -228,3 +228,24 @@ def test_lessons_are_filed_under_the_day_they_were_recorded(capsys: pytest.Captu
         )
     text = (home / "agents" / "dev" / "memories" / "x" / "main.md").read_text()
     assert "## 2030-01-02 · manual" in text
+
+
+def test_history_shows_how_deliberations_ended_including_one_cut_off(
+    capsys: pytest.CaptureFixture[str], home: Path
+) -> None:
+    from sqlalchemy import create_engine, update
+
+    from nightwatch.adapters.db import deliberations
+
+    assert run(capsys, "deliberate", "Flaky checkout test in CI", "--project", "shop")[0] == 0
+    assert run(capsys, "deliberate", "Rotate the signing key", "--project", "shop")[0] == 0
+    engine = create_engine(f"sqlite:///{home / 'nightwatch.db'}")
+    with engine.begin() as conn:  # as if the process died mid-way
+        conn.execute(update(deliberations).where(deliberations.c.id == 2).values(status="running", verdict=None))
+    engine.dispose()
+    code, out, _ = run(capsys, "history")
+    assert code == 0
+    lines = out.splitlines()
+    assert "running" in lines[0]
+    assert "Rotate the signing key" in lines[0]
+    assert any(word in lines[1] for word in ("APPROVE", "CHANGES", "HUMAN"))
