@@ -30,12 +30,10 @@ from typing import Any
 from bench import read_latency
 from bench.retrieval_data import Case, Tally, dedup, found_share, load, percentiles, stale_ok
 from nightwatch.adapters import embeddings
-from nightwatch.domain.keywords import STOP_WORDS
-from nightwatch.domain.memory import MemoryBlockPrompt
-from nightwatch.domain.memory_cache import line_cost
+from nightwatch.domain.memory import MemoryBlockPrompt, line_cost
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.ports import Embedder
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall import STOP_WORDS, Recall
 from nightwatch.domain.tokens import estimate_tokens
 
 BUDGETS = (1000, 2000)

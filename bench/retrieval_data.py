@@ -119,7 +119,7 @@ def percentiles(timings: Sequence[float]) -> dict[str, float | None]:
 def dedup(cases: Sequence[Case]) -> dict[str, float | None]:
     """Precision and recall of curation.is_duplicate over the labelled pairs; null where there are none."""
     try:
-        from nightwatch.domain.curation import is_duplicate
+        from nightwatch.domain.memory import is_duplicate
     except ImportError:  # the curation step is not there yet
         return {"dedup_precision": None, "dedup_recall": None}
     merged = missed = wrongly_merged = 0

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from injector import Module, provider, singleton
 
-from nightwatch.adapters.offline_llm import OfflineLLM
+from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.domain.models import LLMRequest, LLMResponse
 from nightwatch.domain.ports import LLM
 from tests import payloads

@@ -23,8 +23,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from nightwatch.adapters.db import make_engine, upgrade
-from nightwatch.adapters.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db import SqlDeliberationLog, make_engine, upgrade
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest

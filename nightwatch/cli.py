@@ -20,8 +20,7 @@ from nightwatch.domain.deliberation import DeliberationEngine, DeliberationReque
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import Lesson, Persona
-from nightwatch.domain.names import project_slug
-from nightwatch.domain.personas import PersonaDraft, PersonaService, persona_to_dict
+from nightwatch.domain.personas import PersonaDraft, PersonaService, persona_to_dict, project_slug
 from nightwatch.domain.ports import DeliberationLog
 from nightwatch.startup import start
 from nightwatch.wiring import build_injector
@@ -238,7 +237,7 @@ def _history(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    from nightwatch.adapters.slack.app import STALE_AFTER, SlackApp, run_socket_mode
+    from nightwatch.adapters.slack import STALE_AFTER, SlackApp, run_socket_mode
 
     settings = container.get(Settings)
     container.get(DeliberationEngine).close_interrupted(idle_for=STALE_AFTER)

@@ -11,13 +11,10 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters import embeddings
 from nightwatch.adapters.clock import SystemClock
-from nightwatch.adapters.db import make_engine
-from nightwatch.adapters.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db import SlackState, SqlDeliberationLog, SqlPersonaRepository, make_engine
 from nightwatch.adapters.memory_files import FileMemoryStore
-from nightwatch.adapters.offline_llm import OfflineLLM
-from nightwatch.adapters.repositories import SqlPersonaRepository
-from nightwatch.adapters.slack.app import SlackApp
-from nightwatch.adapters.slack_state import SlackState
+from nightwatch.adapters.offline import OfflineLLM
+from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
 from nightwatch.domain.errors import ConfigError

@@ -21,7 +21,7 @@ from nightwatch.domain.models import (
     Usage,
     Verdict,
 )
-from nightwatch.domain.names import check_slug
+from nightwatch.domain.personas.names import check_slug
 from nightwatch.domain.ports import FolderMove
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)

@@ -1,14 +1,30 @@
-"""The domain stays pure: it imports only the standard library, itself and nightwatch.prompts."""
+"""The house rules the layout depends on.
+
+- The domain stays pure: it imports only the standard library, numpy, itself and nightwatch.prompts.
+- Rooms (the subpackages below) are entered through their front door: code outside a room imports the names its
+  `__init__.py` exports, never the modules behind them. Tests may look inside the room they test.
+"""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
-DOMAIN = Path(__file__).resolve().parents[1] / "nightwatch" / "domain"
+ROOT = Path(__file__).resolve().parents[1]
+DOMAIN = ROOT / "nightwatch" / "domain"
 FORBIDDEN = ("slack_bolt", "slack_sdk", "anthropic", "sqlalchemy", "injector")
+ROOMS = (
+    "nightwatch.domain.deliberation",
+    "nightwatch.domain.memory",
+    "nightwatch.domain.personas",
+    "nightwatch.domain.recall",
+    "nightwatch.adapters.db",
+    "nightwatch.adapters.offline",
+    "nightwatch.adapters.slack",
+)
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -22,34 +38,83 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+
+
 def domain_files() -> list[Path]:
     return sorted(DOMAIN.rglob("*.py"))
+
+
+def product_files() -> list[Path]:
+    return sorted([*(ROOT / "nightwatch").rglob("*.py"), *(ROOT / "bench").rglob("*.py")])
+
+
+def back_doors(path: Path) -> list[str]:
+    """Imports of another room's internals from this file."""
+    here = module_name(path).removesuffix(".__init__")
+    found = []
+    for module in imported_modules(path):
+        for room in ROOMS:
+            inside = here == room or here.startswith(room + ".")
+            if module.startswith(room + ".") and not inside:
+                found.append(module)
+    return sorted(found)
 
 
 def test_domain_has_modules() -> None:
     assert len(domain_files()) >= 5
 
 
-@pytest.mark.parametrize("path", domain_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", domain_files(), ids=lambda p: str(p.relative_to(DOMAIN)))
 def test_domain_module_imports_nothing_forbidden(path: Path) -> None:
     bad = sorted(m for m in imported_modules(path) if m.split(".")[0] in FORBIDDEN)
     assert not bad, f"{path.name} imports {bad}; the domain must stay free of outside libraries"
 
 
-@pytest.mark.parametrize("path", domain_files(), ids=lambda p: p.name)
-def test_domain_imports_only_stdlib_and_own_package(path: Path) -> None:
-    import sys
-
+@pytest.mark.parametrize("path", domain_files(), ids=lambda p: str(p.relative_to(DOMAIN)))
+def test_domain_imports_only_stdlib_numpy_and_own_package(path: Path) -> None:
     allowed_own = ("nightwatch.domain", "nightwatch.prompts")
     for module in imported_modules(path):
         top = module.split(".")[0]
         if top == "nightwatch":
             assert module.startswith(allowed_own), f"{path.name} imports {module}"
         else:
-            assert top in sys.stdlib_module_names or top == "__future__", f"{path.name} imports {module}"
+            assert top in sys.stdlib_module_names or top in {"__future__", "numpy"}, f"{path.name} imports {module}"
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_every_room_says_what_it_is_for_and_exports_names(room: str) -> None:
+    init = ROOT.joinpath(*room.split("."), "__init__.py")
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    assert ast.get_docstring(tree), f"{room}/__init__.py has no docstring saying what the room is for"
+    exported = [
+        n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in n.targets)
+    ]
+    assert exported, f"{room}/__init__.py exports no names (__all__)"
+
+
+def test_rooms_are_entered_through_their_exports() -> None:
+    offenders = {module_name(path): back_doors(path) for path in product_files()}
+    offenders = {name: doors for name, doors in offenders.items() if doors}
+    assert not offenders, f"import these from the room's package instead: {offenders}"
 
 
 def test_checker_catches_a_forbidden_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("import sqlalchemy\nfrom slack_sdk import WebClient\n")
     assert {"sqlalchemy", "slack_sdk"} <= imported_modules(bad)
+
+
+def test_checker_catches_a_back_door(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    (tmp_path / "nightwatch" / "domain").mkdir(parents=True)
+    intruder = tmp_path / "nightwatch" / "domain" / "soul.py"
+    intruder.write_text(
+        "from nightwatch.domain.memory.cache import line_cost\nfrom nightwatch.domain.recall import Recall\n"
+    )
+    assert back_doors(intruder) == ["nightwatch.domain.memory.cache"]
+    inside = tmp_path / "nightwatch" / "domain" / "memory" / "service.py"
+    inside.parent.mkdir()
+    inside.write_text("from nightwatch.domain.memory.cache import line_cost\n")
+    assert back_doors(inside) == []

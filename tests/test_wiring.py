@@ -9,16 +9,16 @@ from injector import Module, provider, singleton
 from sqlalchemy import Engine
 
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
-from nightwatch.adapters.offline_llm import OfflineLLM
+from nightwatch.adapters.db.slack_state import SlackState
+from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.slack.app import SlackApp
-from nightwatch.adapters.slack_state import SlackState
 from nightwatch.config import Settings
-from nightwatch.domain.deliberation import DeliberationEngine
-from nightwatch.domain.memory import MemoryService
-from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.deliberation.engine import DeliberationEngine
+from nightwatch.domain.memory.service import MemoryService
+from nightwatch.domain.personas.service import PersonaService
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
 from nightwatch.domain.proactive import ProactiveService
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.wiring import build_injector
 from tests.fakes import FakeClock, ScriptedLLM

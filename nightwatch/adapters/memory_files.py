@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 from nightwatch.domain.errors import InvalidNameError, StorageError
-from nightwatch.domain.names import check_slug
+from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import FolderMove
 
 AGENTS = "agents"

@@ -9,7 +9,7 @@ import yaml
 import nightwatch
 from nightwatch.domain.errors import ConfigError, InvalidInputError
 from nightwatch.domain.models import Persona
-from nightwatch.domain.persona_codec import persona_from_dict
+from nightwatch.domain.personas import persona_from_dict
 
 
 def default_persona_dir() -> Path:

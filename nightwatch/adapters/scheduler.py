@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 from datetime import timedelta
 
-from nightwatch.adapters.slack_state import SlackState
+from nightwatch.adapters.db import SlackState
 from nightwatch.domain.ports import Clock, Poster
 from nightwatch.domain.proactive import ProactiveOutcome, ProactiveService
 

@@ -77,7 +77,7 @@ class Persona:
 
 @dataclass(frozen=True)
 class Lesson:
-    """One remembered bullet. `id` is a short hash of the normalised text (see memory_format.lesson_id)."""
+    """One remembered bullet. `id` is a short hash of the normalised text (see memory.format.lesson_id)."""
 
     id: str
     text: str

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import ClassVar
 
+from nightwatch.domain.deliberation import shape_reply
 from nightwatch.domain.errors import LLMError
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import (
@@ -28,7 +29,6 @@ from nightwatch.domain.models import (
 )
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Poster
-from nightwatch.domain.replies import shape_reply
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.prompts import Prompt
 

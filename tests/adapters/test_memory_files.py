@@ -10,10 +10,10 @@ import pytest
 
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.domain.errors import InvalidNameError, StorageError
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona, Purpose
 from nightwatch.domain.ports import FolderMove
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from tests.fakes import FakeClock, ScriptedLLM
 
 NOW = datetime(2026, 11, 21, 9, 30, 5, tzinfo=UTC)

@@ -14,10 +14,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from nightwatch.adapters.memory_files import FileMemoryStore
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
-from nightwatch.domain.memory_format import lesson_id, new_document, parse
+from nightwatch.domain.memory.format import lesson_id, new_document, parse
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Lesson, Persona
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from tests.fakes import FakeClock, ScriptedLLM
 
 WRITERS = 50

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from nightwatch.adapters.db import make_engine, upgrade
+from nightwatch.adapters.db.schema import make_engine, upgrade
+from nightwatch.adapters.db.slack_state import SlackState
 from nightwatch.adapters.scheduler import ProactiveScheduler
-from nightwatch.adapters.slack_state import SlackState
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona, Purpose
-from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.personas.service import PersonaService
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
 from tests.fakes import (
     T0,

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from nightwatch.adapters.db import make_engine, upgrade
-from nightwatch.adapters.deliberation_log import SqlDeliberationLog
-from nightwatch.adapters.offline_llm import OfflineLLM
+from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db.schema import make_engine, upgrade
+from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.adapters.terminal import BudgetReport, TerminalPoster, plain_text, render_budget, render_result_json
-from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy, DeliberationRequest
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Decision, Persona, Verdict
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
 from tests.fakes import FakeClock, InMemoryMemoryStore, InMemoryPersonaRepository
 

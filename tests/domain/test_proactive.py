@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 
 from nightwatch.domain.errors import LLMUnavailableError
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import LLMRequest, Persona, Purpose
-from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.personas.service import PersonaService
 from nightwatch.domain.proactive import (
     ChannelActivity,
     ProactivePolicy,
@@ -18,7 +18,7 @@ from nightwatch.domain.proactive import (
     choose_speaker,
     due_channels,
 )
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
 from tests.fakes import (
     T0,

@@ -235,7 +235,7 @@ def test_history_shows_how_deliberations_ended_including_one_cut_off(
 ) -> None:
     from sqlalchemy import create_engine, update
 
-    from nightwatch.adapters.db import deliberations
+    from nightwatch.adapters.db.schema import deliberations
 
     assert run(capsys, "deliberate", "Flaky checkout test in CI", "--project", "shop")[0] == 0
     assert run(capsys, "deliberate", "Rotate the signing key", "--project", "shop")[0] == 0

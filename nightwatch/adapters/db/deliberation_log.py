@@ -15,7 +15,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from nightwatch.adapters.clock import SystemClock
-from nightwatch.adapters.db import deliberations, thread_summaries, turns, utc
+from nightwatch.adapters.db.schema import deliberations, thread_summaries, turns, utc
 from nightwatch.domain.errors import NotFoundError, StorageError
 from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Turn, Usage, Verdict
 from nightwatch.domain.ports import Clock

@@ -11,10 +11,10 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Row, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from nightwatch.adapters.db import personas, seeded_defaults, utc
+from nightwatch.adapters.db.schema import personas, seeded_defaults, utc
 from nightwatch.domain.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona
-from nightwatch.domain.persona_codec import section_to_dict, skill_from_dict, soul_from_dict, style_from_dict
+from nightwatch.domain.personas import section_to_dict, skill_from_dict, soul_from_dict, style_from_dict
 
 
 def _aware(value: datetime | None) -> datetime:

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Connection, Engine, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from nightwatch.adapters.db import channel_projects, leases, seen_events, utc
+from nightwatch.adapters.db.schema import channel_projects, leases, seen_events, utc
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.proactive import ChannelActivity
 

@@ -2,14 +2,14 @@
 
 A sentence raises a concern when it asks for a check before going ahead (in one of the ASKS shapes the offline
 personas use, or a person's "before this merges", "what happens when", "have we checked") or states a risk
-(offline_text.CONCERN; questions and fragments under five words only mention one, and a word the topic itself
+(text.CONCERN; questions and fragments under five words only mention one, and a word the topic itself
 holds only names the topic). Replies to an earlier point, recalled lessons and the lead's own recaps refer back and
 raise nothing. Each author's concern is their first check asked for, else their first risk; it stays open while
 the author's latest message still raises something, and blocks while that message is severe.
 
 The verdict follows: no concern -> APPROVE. An open concern before the last round -> CHANGES, each concern an action
 item for its author. In the last round, a concern that still blocks -> HUMAN (a person should decide); otherwise
-APPROVE, with the concerns as follow-ups. The lead's turn (offline_voice) reads the thread the same way, so what it
+APPROVE, with the concerns as follow-ups. The lead's turn (voice.py) reads the thread the same way, so what it
 says before deciding matches the decision.
 """
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nightwatch.adapters.offline_text import CONCERN, MARK, ThreadLine, clip, sentences
-from nightwatch.adapters.offline_topic import TopicPhrase, capitalised
+from nightwatch.adapters.offline.text import CONCERN, MARK, ThreadLine, clip, sentences
+from nightwatch.adapters.offline.topic import TopicPhrase, capitalised
 from nightwatch.domain.models import Decision
 
 MAX_ACTION_ITEMS = 3

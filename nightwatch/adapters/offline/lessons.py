@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 
-from nightwatch.adapters.offline_consensus import raises
-from nightwatch.adapters.offline_reading import Reading, check_for, lower_first, read
-from nightwatch.adapters.offline_text import MARK, keywords, overlap, sentence, sentences, unmark
-from nightwatch.adapters.offline_topic import capitalised
+from nightwatch.adapters.offline.consensus import raises
+from nightwatch.adapters.offline.reading import Reading, check_for, lower_first, read
+from nightwatch.adapters.offline.text import MARK, keywords, overlap, sentence, sentences, unmark
+from nightwatch.adapters.offline.topic import capitalised
+from nightwatch.domain.memory import Flavour
 from nightwatch.domain.models import Persona
-from nightwatch.domain.reflection import Flavour
 
 # How each role raises a concern so that it becomes an owned follow-up rather than another round.
 _RAISING = {

@@ -1,14 +1,14 @@
 """The offline model: a deterministic stand-in for Claude that needs no key and no network.
 
 It answers every Purpose in the shape the domain parsers expect, from what the request says: the persona's soul and
-style, the topic, the thread and the instruction (see offline_text for the cues it reads). No randomness, no clock:
+style, the topic, the thread and the instruction (see text.py for the cues it reads). No randomness, no clock:
 the same request gives the same answer. Every text a person will read starts with "[offline]", JSON fields included;
 compaction is the one exception, because it returns the persona's existing lessons unchanged (their ids are hashes
 of their text).
 
-Who says what lives beside it: offline_voice (turns), offline_consensus (the lead's reading of the thread and its
+Who says what lives beside it: voice.py (turns), consensus.py (the lead's reading of the thread and its
 verdict: a check asked for or a risk named before the last round -> CHANGES with it as an action item; in the last
-round, HUMAN while one still blocks, else APPROVE with follow-ups), offline_lessons (reflections, proactive notes).
+round, HUMAN while one still blocks, else APPROVE with follow-ups), lessons.py (reflections, proactive notes).
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import json
 import re
 from collections.abc import Callable
 
-from nightwatch.adapters import offline_consensus, offline_lessons, offline_voice
-from nightwatch.adapters.offline_text import (
+from nightwatch.adapters.offline import consensus as offline_consensus
+from nightwatch.adapters.offline import lessons as offline_lessons
+from nightwatch.adapters.offline import voice as offline_voice
+from nightwatch.adapters.offline.text import (
     MARK,
     ThreadLine,
     at_most,
@@ -34,7 +36,7 @@ from nightwatch.adapters.offline_text import (
     sentences,
     thread,
 )
-from nightwatch.adapters.offline_topic import topic_phrase
+from nightwatch.adapters.offline.topic import topic_phrase
 from nightwatch.domain.models import LLMRequest, LLMResponse, Purpose, Usage
 from nightwatch.domain.tokens import estimate_tokens
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nightwatch.adapters.offline_text import keywords, overlap, stem, unmark
-from nightwatch.adapters.offline_topic import TopicPhrase, topic_phrase
+from nightwatch.adapters.offline.text import keywords, overlap, stem, unmark
+from nightwatch.adapters.offline.topic import TopicPhrase, topic_phrase
+from nightwatch.domain.memory import Flavour, flavour_for
 from nightwatch.domain.models import Persona
-from nightwatch.domain.reflection import Flavour, flavour_for
 
 MIN_SINGLE_HIT = 5  # a stem shorter than this matches the topic only alongside another word
 _ASIDE = re.compile(r"\s*\([^)]*\)")

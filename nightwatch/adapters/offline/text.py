@@ -12,7 +12,7 @@ The cues it understands (documented for whoever writes the prompts):
   marking pinned ones; a memory section starts at a heading naming memory, lessons or what is remembered;
 - `Outcome: APPROVE|CHANGES|HUMAN` gives the outcome a reflection is about;
 - `N. owner - action` lines in a turn's instruction are the lead's action items from its call for another round,
-  and `You lead this discussion` marks the lead's own turn (offline_llm reads these two).
+  and `You lead this discussion` marks the lead's own turn (llm.py reads these two).
 """
 
 from __future__ import annotations

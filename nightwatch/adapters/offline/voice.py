@@ -1,6 +1,6 @@
 """How a persona speaks in a deliberation when the offline model answers for it.
 
-A persona's words come from its soul and style, matched against the topic (offline_reading), and follow what its
+A persona's words come from its soul and style, matched against the topic (reading.py), and follow what its
 role does in a discussion:
 - round 1: its strongest opinion on the topic, then the check it asks for before going ahead (phrased by its tone,
   aimed by its role and the opinion's domain), then a remembered lesson or a closing word of its own. A persona the
@@ -9,7 +9,7 @@ role does in a discussion:
   SKIP when its role has no such angle;
 - later rounds: the owner of an action item says how it will close it; others pick up an earlier point and add a
   new opinion, or SKIP;
-- the lead: its opinion, then where the thread stands, read the way the consensus reads it (offline_consensus), so
+- the lead: its opinion, then where the thread stands, read the way the consensus reads it (consensus.py), so
   the lead's words and its decision agree.
 Sentences are capped by the persona's cadence (terse good examples, three; longer ones, four). The same persona,
 topic and thread always give the same text.
@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nightwatch.adapters.offline_consensus import ASKS, DEFAULT_ASK, names, raises, read_concerns
-from nightwatch.adapters.offline_reading import Reading, check_for, lower_first, read
-from nightwatch.adapters.offline_text import (
+from nightwatch.adapters.offline.consensus import ASKS, DEFAULT_ASK, names, raises, read_concerns
+from nightwatch.adapters.offline.reading import Reading, check_for, lower_first, read
+from nightwatch.adapters.offline.text import (
     CONCERN,
     MARK,
     ThreadLine,
@@ -32,9 +32,9 @@ from nightwatch.adapters.offline_text import (
     sentence,
     sentences,
 )
-from nightwatch.adapters.offline_topic import TopicPhrase
+from nightwatch.adapters.offline.topic import TopicPhrase
+from nightwatch.domain.memory import Flavour
 from nightwatch.domain.models import Persona
-from nightwatch.domain.reflection import Flavour
 
 MAX_WORDS = 100
 RECALL_WORDS = 20

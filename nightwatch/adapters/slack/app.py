@@ -22,6 +22,7 @@ from slack_bolt.logger.messages import warning_client_prioritized_and_token_skip
 from slack_sdk import WebClient
 from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, RetryHandler
 
+from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.redaction import install_redaction
 from nightwatch.adapters.scheduler import DEFAULT_TICK_SECONDS, ProactiveScheduler
 from nightwatch.adapters.slack.admins import AdminCheck
@@ -33,7 +34,6 @@ from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.adapters.slack.socket_mode import EagerAckSocketModeHandler
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
-from nightwatch.adapters.slack_state import SlackState
 from nightwatch.config import SlackSettings
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.errors import ConfigError

@@ -14,6 +14,7 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.persona_modal import persona_modal
@@ -26,15 +27,12 @@ from nightwatch.adapters.slack.views import (
     memory_blocks,
     personas_blocks,
 )
-from nightwatch.adapters.slack_state import SlackState
 from nightwatch.adapters.terminal import render_budget
-from nightwatch.domain.deliberation import DeliberationEngine
+from nightwatch.domain.deliberation import DeliberationEngine, find_persona
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import Persona
-from nightwatch.domain.names import project_slug
-from nightwatch.domain.participants import find_persona
-from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.personas import PersonaService, project_slug
 from nightwatch.domain.ports import Clock, DeliberationLog
 
 log = logging.getLogger(__name__)

@@ -14,6 +14,7 @@ from typing import Any
 from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
+from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.commands import COMMAND, Invocation, SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.persona_admin import FormError, PersonaAdmin
@@ -29,7 +30,6 @@ from nightwatch.adapters.slack.views import (
     forgotten_note_blocks,
     notice_modal,
 )
-from nightwatch.adapters.slack_state import SlackState
 from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.ports import Clock
 

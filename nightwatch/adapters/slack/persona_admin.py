@@ -17,8 +17,7 @@ from nightwatch.adapters.slack.views import ForgetTarget
 from nightwatch.domain.errors import ConflictError, InvalidInputError, NightWatchError
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import Lesson, Persona
-from nightwatch.domain.names import persona_slug
-from nightwatch.domain.personas import PersonaOutcome, PersonaService
+from nightwatch.domain.personas import PersonaOutcome, PersonaService, persona_slug
 
 
 class FormError(NightWatchError):

@@ -16,17 +16,18 @@ from typing import Any
 from nightwatch.adapters.slack.views import Block, plain
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.models import Persona, Skill, Soul, Style
-from nightwatch.domain.names import PERSONA_NAME_MAX, validate_persona_name
-from nightwatch.domain.persona_codec import (
+from nightwatch.domain.personas import (
     AVATAR_MAX,
     MODEL_MAX,
+    PERSONA_NAME_MAX,
     ROLE_MAX,
+    PersonaDraft,
     validate_avatar,
     validate_model,
     validate_override,
+    validate_persona_name,
     validate_role,
 )
-from nightwatch.domain.personas import PersonaDraft
 
 CALLBACK_ID = "persona_save"
 INPUT_MAX = 3000  # Slack's limit for a plain_text_input

@@ -10,12 +10,12 @@ from datetime import datetime, timedelta
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
-from nightwatch.adapters.slack_state import SlackState
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
 from nightwatch.domain.errors import InvalidNameError, NightWatchError
-from nightwatch.domain.names import project_slug
+from nightwatch.domain.personas import project_slug
 from nightwatch.domain.ports import Clock, DeliberationLog
 
 log = logging.getLogger(__name__)

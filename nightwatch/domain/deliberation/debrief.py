@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
+from nightwatch.domain.deliberation.turns import PersonaMemory, RunState
 from nightwatch.domain.models import Persona, ReflectionContext, RememberedLesson, ThreadMessage, Verdict
 from nightwatch.domain.ports import Poster
-from nightwatch.domain.turns import PersonaMemory, RunState
 from nightwatch.prompts import Prompt
 
 log = logging.getLogger(__name__)

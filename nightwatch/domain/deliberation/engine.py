@@ -16,8 +16,18 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from nightwatch.domain.consensus import ClosingPrompt, ConsensusPrompt, decide
-from nightwatch.domain.debrief import discussion, note_injected, participants, reflect_all
+from nightwatch.domain.deliberation.consensus import ClosingPrompt, ConsensusPrompt, decide
+from nightwatch.domain.deliberation.debrief import discussion, note_injected, participants, reflect_all
+from nightwatch.domain.deliberation.participants import choose_panel, find_persona, named_in
+from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
+from nightwatch.domain.deliberation.turns import (
+    InteractionPrompt,
+    PersonaMemory,
+    RunState,
+    Scope,
+    TurnTaker,
+    conversation,
+)
 from nightwatch.domain.errors import NotFoundError
 from nightwatch.domain.models import (
     Decision,
@@ -33,12 +43,9 @@ from nightwatch.domain.models import (
     Usage,
     Verdict,
 )
-from nightwatch.domain.names import project_slug
-from nightwatch.domain.participants import choose_panel, find_persona, named_in
+from nightwatch.domain.personas import project_slug
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Poster
 from nightwatch.domain.soul import PromptBudget, SoulCompiler
-from nightwatch.domain.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
-from nightwatch.domain.turns import InteractionPrompt, PersonaMemory, RunState, Scope, TurnTaker, conversation
 
 __all__ = [
     "DeliberationEngine",

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nightwatch.domain.errors import NotFoundError
-from nightwatch.domain.keywords import terms
 from nightwatch.domain.models import Persona
+from nightwatch.domain.recall import terms
 
 log = logging.getLogger(__name__)
 

@@ -12,6 +12,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
+from nightwatch.domain.deliberation.participants import Panel
+from nightwatch.domain.deliberation.replies import shape_reply
+from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.errors import LLMError, NightWatchError
 from nightwatch.domain.models import (
     ChatMessage,
@@ -28,11 +31,8 @@ from nightwatch.domain.models import (
     Usage,
     Verdict,
 )
-from nightwatch.domain.participants import Panel
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Poster
-from nightwatch.domain.replies import shape_reply
 from nightwatch.domain.soul import SoulCompiler
-from nightwatch.domain.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.prompts import Prompt
 
 log = logging.getLogger(__name__)

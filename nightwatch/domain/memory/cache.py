@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from nightwatch.domain.memory_format import MemoryDocument, parse
+from nightwatch.domain.memory.format import MemoryDocument, parse
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.tokens import estimate_tokens
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
 from nightwatch.domain.errors import LLMError
-from nightwatch.domain.memory_cache import DocumentCache
-from nightwatch.domain.memory_format import MemoryDocument, lesson_id
+from nightwatch.domain.memory.cache import DocumentCache
+from nightwatch.domain.memory.format import MemoryDocument, lesson_id
+from nightwatch.domain.memory.reflection import CompactionItem, CompactionPrompt, ask, flavour_for, parse_lessons
 from nightwatch.domain.models import CompactionResult, Lesson, Persona, Purpose
 from nightwatch.domain.ports import LLM, MemoryStore
-from nightwatch.domain.reflection import CompactionItem, CompactionPrompt, ask, flavour_for, parse_lessons
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar, Literal
 
-from nightwatch.domain.memory_format import lesson_id
+from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.stemmer import stem
+from nightwatch.domain.recall import stem
 from nightwatch.prompts import Prompt
 
 Action = Literal["create", "merge", "skip", "supersede"]

@@ -1,7 +1,7 @@
 """A memory file as a document: sections of lines, each a lesson or a line kept verbatim, and its rendering.
 
 Editing methods return a new document. A lesson nobody changed keeps its original line, so a rewrite touches only
-the lines it means to; `memory_format.parse` builds documents from text.
+the lines it means to; `format.parse` builds documents from text.
 """
 
 from __future__ import annotations

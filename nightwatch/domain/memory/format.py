@@ -9,7 +9,7 @@
     ## Superseded
     - ~~Release train runs on Tuesdays.~~ <!-- superseded-by:ab12cd34 on:2026-11-21 -->
 
-Every line that is not a lesson bullet is kept verbatim (see memory_document.py), and so is every lesson bullet nobody
+Every line that is not a lesson bullet is kept verbatim (see document.py), and so is every lesson bullet nobody
 changed. Parsing never raises: odd lines are simply kept as they are.
 """
 
@@ -21,7 +21,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 from functools import lru_cache
 
-from nightwatch.domain.memory_document import (
+from nightwatch.domain.memory.document import (
     HISTORY_TITLE,
     PIN,
     Line,

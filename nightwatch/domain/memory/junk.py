@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from nightwatch.domain.memory_format import normalise
+from nightwatch.domain.memory.format import normalise
 from nightwatch.domain.models import Lesson
 
 ECHO_SHARE = 0.6  # share of a lesson's word triples found in the prompt's instructions

@@ -10,14 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
-from nightwatch.domain.curation import Curation, CurationPrompt, RelatedLesson, decide, parse_curation
-from nightwatch.domain.curation import related as related_lessons
 from nightwatch.domain.errors import LLMError
-from nightwatch.domain.junk import copies_several
-from nightwatch.domain.memory_format import MemoryDocument, lesson_id
+from nightwatch.domain.memory.curation import Curation, CurationPrompt, RelatedLesson, decide, parse_curation
+from nightwatch.domain.memory.curation import related as related_lessons
+from nightwatch.domain.memory.format import MemoryDocument, lesson_id
+from nightwatch.domain.memory.junk import copies_several
+from nightwatch.domain.memory.reflection import ask
 from nightwatch.domain.models import Lesson, Persona, Purpose
 from nightwatch.domain.ports import LLM
-from nightwatch.domain.reflection import ask
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
-from nightwatch.domain.memory_format import clean_lesson_text, lesson_id
+from nightwatch.domain.memory.format import clean_lesson_text, lesson_id
 from nightwatch.domain.models import (
     ChatMessage,
     LLMRequest,

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from nightwatch.domain.compaction import Compactor
-from nightwatch.domain.curation import features
 from nightwatch.domain.errors import InvalidInputError, LLMError, NightWatchError, NotFoundError
-from nightwatch.domain.junk import junk_reason
-from nightwatch.domain.memory_cache import DocumentCache, Snapshot
-from nightwatch.domain.memory_format import clean_lesson_text, header_part, live_line_count, new_document
+from nightwatch.domain.memory.cache import DocumentCache, Snapshot
+from nightwatch.domain.memory.compaction import Compactor
+from nightwatch.domain.memory.curation import features
+from nightwatch.domain.memory.format import clean_lesson_text, header_part, live_line_count, new_document
+from nightwatch.domain.memory.junk import junk_reason
+from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
+from nightwatch.domain.memory.reflection import ReflectionPrompt, ask, parse_lessons
 from nightwatch.domain.models import (
     CompactionResult,
     Lesson,
@@ -26,11 +28,9 @@ from nightwatch.domain.models import (
     Purpose,
     ReflectionContext,
 )
-from nightwatch.domain.names import check_slug
+from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import LLM, Clock, MemoryStore
 from nightwatch.domain.recall import Recall
-from nightwatch.domain.recording import Entry, Recorded, advise, record_all
-from nightwatch.domain.reflection import ReflectionPrompt, ask, parse_lessons
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.prompts import Prompt
 

@@ -15,8 +15,7 @@ from pathlib import PurePosixPath
 
 from nightwatch.domain.errors import ConflictError, InvalidNameError, NightWatchError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona, Skill, Soul, Style
-from nightwatch.domain.names import persona_slug, validate_persona_name
-from nightwatch.domain.persona_codec import (
+from nightwatch.domain.personas.codec import (
     persona_from_dict,
     persona_to_dict,
     validate_avatar,
@@ -24,6 +23,7 @@ from nightwatch.domain.persona_codec import (
     validate_override,
     validate_role,
 )
+from nightwatch.domain.personas.names import persona_slug, validate_persona_name
 from nightwatch.domain.ports import Clock, FolderMove, MemoryStore, PersonaRepository
 
 __all__ = ["PersonaDraft", "PersonaOutcome", "PersonaService", "persona_from_dict", "persona_to_dict"]

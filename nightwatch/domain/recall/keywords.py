@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from nightwatch.domain.stemmer import stem
+from nightwatch.domain.recall.stemmer import stem
 
 # Runs of letters and digits joined by the separators identifiers use (file names, versions, paths, ids).
 # Letters and digits of any script ([^\W_]), so "café" or "Größe" stay words.

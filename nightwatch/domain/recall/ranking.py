@@ -2,7 +2,7 @@
 
 `Recall.rank` orders the live lessons for a query (the topic and the recent thread); `Recall.select` packs the best
 of them into a token budget, pinned lessons first, never over it. A lesson's score is its keyword relevance (BM25
-over stemmed terms, see lesson_index.py), fused with dense similarity when an Embedder is given, plus small shares
+over stemmed terms, see index.py), fused with dense similarity when an Embedder is given, plus small shares
 for recency and use, so relevance dominates and recency and use order lessons the query cannot tell apart.
 Stale (superseded) lessons are never returned.
 
@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from nightwatch.domain.keywords import terms
-from nightwatch.domain.lesson_index import KeywordWeights, LessonIndex
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.ports import Embedder
+from nightwatch.domain.recall.index import KeywordWeights, LessonIndex
+from nightwatch.domain.recall.keywords import terms
 
 _DAY_SECONDS = 86400.0
 _MISSES_BEFORE_GIVING_UP = 64  # consecutive lessons too big for what is left of the budget

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-from nightwatch.adapters.db import make_engine, upgrade
-from nightwatch.adapters.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db.schema import make_engine, upgrade
 from nightwatch.domain.errors import NotFoundError
 from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Turn, Usage, Verdict
 from tests.fakes import T0, FakeClock

@@ -15,12 +15,12 @@ from freezegun import freeze_time
 from sqlalchemy import Engine, text, update
 from sqlalchemy.engine import make_url
 
-from nightwatch.adapters.db import make_engine, personas, upgrade
+from nightwatch.adapters.db.repositories import SqlPersonaRepository
+from nightwatch.adapters.db.schema import make_engine, personas, upgrade
 from nightwatch.adapters.persona_files import load_default_personas
-from nightwatch.adapters.repositories import SqlPersonaRepository
 from nightwatch.domain.errors import ConflictError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona, Skill, Soul, Style
-from nightwatch.domain.personas import PersonaDraft, PersonaService
+from nightwatch.domain.personas.service import PersonaDraft, PersonaService
 from tests.fakes import T0, FakeClock, InMemoryMemoryStore
 
 

@@ -8,18 +8,18 @@ from types import MappingProxyType
 
 import pytest
 
-from nightwatch.adapters.offline_consensus import read_concerns
-from nightwatch.adapters.offline_llm import OfflineLLM
-from nightwatch.adapters.offline_text import ThreadLine, keywords, sentences, unmark
-from nightwatch.adapters.offline_topic import topic_phrase
+from nightwatch.adapters.offline.consensus import read_concerns
+from nightwatch.adapters.offline.llm import OfflineLLM
+from nightwatch.adapters.offline.text import ThreadLine, keywords, sentences, unmark
+from nightwatch.adapters.offline.topic import topic_phrase
 from nightwatch.adapters.persona_files import load_default_personas
-from nightwatch.domain.deliberation import (
+from nightwatch.domain.deliberation.engine import (
     DeliberationEngine,
     DeliberationPolicy,
     DeliberationRequest,
     DeliberationResult,
 )
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import (
     ChatMessage,
     Decision,
@@ -32,7 +32,7 @@ from nightwatch.domain.models import (
     Style,
     SystemPrompt,
 )
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
 from tests.fakes import (
     FakeClock,

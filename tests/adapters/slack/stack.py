@@ -16,14 +16,14 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk import WebClient
 from sqlalchemy import Engine
 
-from nightwatch.adapters.offline_llm import OfflineLLM
+from nightwatch.adapters.db.slack_state import SlackState
+from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.slack.app import SlackApp
-from nightwatch.adapters.slack_state import SlackState
 from nightwatch.config import Settings
-from nightwatch.domain.deliberation import DeliberationEngine
-from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.deliberation.engine import DeliberationEngine
+from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.models import LLMRequest, LLMResponse
-from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.personas.service import PersonaService
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog
 from nightwatch.startup import start
 from nightwatch.wiring import build_injector

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
+from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy, DeliberationRequest
 from nightwatch.domain.models import (
     Lesson,
     LLMRequest,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from nightwatch.domain.deliberation import DeliberationPolicy
+from nightwatch.domain.deliberation.engine import DeliberationPolicy
 from nightwatch.domain.errors import LLMUnavailableError, NotFoundError
 from nightwatch.domain.models import Decision, DeliberationStatus, Purpose, ThreadMessage, Usage
-from tests.domain.deliberation_cast import (
+from tests.domain.deliberation.cast import (
     CARLOS,
     INES,
     MAYA,

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from nightwatch.domain.consensus import (
+from nightwatch.domain.deliberation.consensus import (
     ClosingPrompt,
     ConsensusPrompt,
     ConsensusRetryPrompt,
     decide,
     parse_verdict,
 )
-from nightwatch.domain.debrief import DiscussionPrompt
+from nightwatch.domain.deliberation.debrief import DiscussionPrompt
+from nightwatch.domain.deliberation.participants import choose_lead, choose_panel, named_in, ranked, relevance
+from nightwatch.domain.deliberation.replies import Dropped, cap_length, is_skip, near_duplicate, shape_reply
+from nightwatch.domain.deliberation.thread_context import SummaryPrompt, ThreadPrompt, clip_message, window_start
+from nightwatch.domain.deliberation.turns import InteractionPrompt, TurnPrompt
 from nightwatch.domain.errors import LLMOutputError, NotFoundError
 from nightwatch.domain.models import (
     ChatMessage,
@@ -22,12 +26,8 @@ from nightwatch.domain.models import (
     SystemPrompt,
     ThreadMessage,
 )
-from nightwatch.domain.participants import choose_lead, choose_panel, named_in, ranked, relevance
-from nightwatch.domain.replies import Dropped, cap_length, is_skip, near_duplicate, shape_reply
-from nightwatch.domain.thread_context import SummaryPrompt, ThreadPrompt, clip_message, window_start
-from nightwatch.domain.turns import InteractionPrompt, TurnPrompt
 from nightwatch.prompts import Prompt
-from tests.domain.deliberation_cast import CARLOS, DEV, INES, MAYA, PRIYA, TEAM, persona, verdict_json
+from tests.domain.deliberation.cast import CARLOS, DEV, INES, MAYA, PRIYA, TEAM, persona, verdict_json
 from tests.fakes import ScriptedLLM
 
 # --- participants ----------------------------------------------------------------------------------------------

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.errors import LLMUnavailableError
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
-from nightwatch.domain.memory_format import parse
+from nightwatch.domain.memory.format import parse
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import LLMRequest, Persona, Purpose, ReflectionContext
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM
 
 PRIYA = Persona(name="Priya", slug="priya", role="QA Engineer")

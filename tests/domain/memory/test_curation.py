@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from nightwatch.domain.curation import decide, is_duplicate, parse_curation
 from nightwatch.domain.errors import InvalidInputError, LLMUnavailableError
-from nightwatch.domain.junk import junk_reason
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
-from nightwatch.domain.memory_format import UNDATED, lesson_id, parse
+from nightwatch.domain.memory.curation import decide, is_duplicate, parse_curation
+from nightwatch.domain.memory.format import UNDATED, lesson_id, parse
+from nightwatch.domain.memory.junk import junk_reason
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Lesson, LLMRequest, Persona, Purpose, ReflectionContext
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM
 
 DEV = Persona(name="Dev", slug="dev", role="Implementer")

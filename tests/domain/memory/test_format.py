@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from nightwatch.domain.memory_format import (
+from nightwatch.domain.memory.format import (
     UNDATED,
     clean_lesson_text,
     lesson_id,

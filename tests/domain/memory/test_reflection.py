@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nightwatch.domain.curation import CurationPrompt
-from nightwatch.domain.memory import MemoryBlockPrompt
-from nightwatch.domain.models import Persona, ReflectionContext
-from nightwatch.domain.reflection import (
+from nightwatch.domain.memory.curation import CurationPrompt
+from nightwatch.domain.memory.reflection import (
     CompactionItem,
     CompactionPrompt,
     Flavour,
@@ -16,6 +14,8 @@ from nightwatch.domain.reflection import (
     flavour_for,
     parse_lessons,
 )
+from nightwatch.domain.memory.service import MemoryBlockPrompt
+from nightwatch.domain.models import Persona, ReflectionContext
 
 CONTEXT = ReflectionContext(
     kind="pr_review",

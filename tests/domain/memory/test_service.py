@@ -7,10 +7,10 @@ import time
 import pytest
 
 from nightwatch.domain.errors import InvalidInputError, InvalidNameError, LLMUnavailableError, NotFoundError
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
-from nightwatch.domain.memory_format import lesson_id
+from nightwatch.domain.memory.format import lesson_id
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona, Purpose, ReflectionContext
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.tokens import estimate_tokens
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM
 

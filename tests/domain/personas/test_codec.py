@@ -9,8 +9,8 @@ import pytest
 
 from nightwatch.domain.errors import InvalidInputError, InvalidNameError
 from nightwatch.domain.models import Persona, Skill, Soul, Style
-from nightwatch.domain.persona_codec import section_to_dict
-from nightwatch.domain.personas import persona_from_dict, persona_to_dict
+from nightwatch.domain.personas.codec import section_to_dict
+from nightwatch.domain.personas.service import persona_from_dict, persona_to_dict
 
 
 def full_persona() -> Persona:

@@ -16,7 +16,7 @@ from nightwatch.domain.errors import (
     StorageError,
 )
 from nightwatch.domain.models import Persona, Skill, Soul, Style
-from nightwatch.domain.personas import PersonaDraft, PersonaOutcome, PersonaService
+from nightwatch.domain.personas.service import PersonaDraft, PersonaOutcome, PersonaService
 from nightwatch.domain.ports import FolderMove
 from tests.fakes import T0, FakeClock, InMemoryMemoryStore, InMemoryPersonaRepository
 

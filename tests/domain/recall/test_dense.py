@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 
 NOW = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 CONCEPTS = {"car": 0, "automobile": 0, "vehicle": 0, "outage": 1, "downtime": 1, "incident": 1, "lunch": 2}

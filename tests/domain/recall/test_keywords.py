@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nightwatch.domain.keywords import STOP_WORDS, terms
-from nightwatch.domain.stemmer import stem
+from nightwatch.domain.recall.keywords import STOP_WORDS, terms
+from nightwatch.domain.recall.stemmer import stem
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.tokens import estimate_tokens
 
 NOW = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)

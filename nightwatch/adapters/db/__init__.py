@@ -1,0 +1,11 @@
+"""The database through SQLAlchemy: engine, tables and upgrades, and the repositories that live on it.
+
+Rows never leave this room: every repository returns the domain's frozen dataclasses.
+"""
+
+from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db.repositories import SqlPersonaRepository
+from nightwatch.adapters.db.schema import make_engine, upgrade
+from nightwatch.adapters.db.slack_state import SlackState
+
+__all__ = ["SlackState", "SqlDeliberationLog", "SqlPersonaRepository", "make_engine", "upgrade"]

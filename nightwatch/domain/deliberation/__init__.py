@@ -1,0 +1,23 @@
+"""Deliberation: personas take turns in a thread and the lead decides.
+
+The engine picks the panel, runs the rounds (memory read, soul compiled, reply shaped and posted), asks the lead for
+a verdict and has every participant reflect afterwards.
+"""
+
+from nightwatch.domain.deliberation.engine import (
+    DeliberationEngine,
+    DeliberationPolicy,
+    DeliberationRequest,
+    DeliberationResult,
+)
+from nightwatch.domain.deliberation.participants import find_persona
+from nightwatch.domain.deliberation.replies import shape_reply
+
+__all__ = [
+    "DeliberationEngine",
+    "DeliberationPolicy",
+    "DeliberationRequest",
+    "DeliberationResult",
+    "find_persona",
+    "shape_reply",
+]

@@ -1,0 +1,52 @@
+"""Personas: who takes part, and the rules for their names, slugs and fields.
+
+The service creates, updates, renames (memory migrates) and deletes (memory is archived) personas; the codec turns
+them into and out of the YAML/dict form; names keeps every slug safe to use as a folder.
+"""
+
+from nightwatch.domain.personas.codec import (
+    AVATAR_MAX,
+    MODEL_MAX,
+    ROLE_MAX,
+    persona_from_dict,
+    section_to_dict,
+    skill_from_dict,
+    soul_from_dict,
+    style_from_dict,
+    validate_avatar,
+    validate_model,
+    validate_override,
+    validate_role,
+)
+from nightwatch.domain.personas.names import (
+    PERSONA_NAME_MAX,
+    check_slug,
+    persona_slug,
+    project_slug,
+    validate_persona_name,
+)
+from nightwatch.domain.personas.service import PersonaDraft, PersonaOutcome, PersonaService, persona_to_dict
+
+__all__ = [
+    "AVATAR_MAX",
+    "MODEL_MAX",
+    "PERSONA_NAME_MAX",
+    "ROLE_MAX",
+    "PersonaDraft",
+    "PersonaOutcome",
+    "PersonaService",
+    "check_slug",
+    "persona_from_dict",
+    "persona_slug",
+    "persona_to_dict",
+    "project_slug",
+    "section_to_dict",
+    "skill_from_dict",
+    "soul_from_dict",
+    "style_from_dict",
+    "validate_avatar",
+    "validate_model",
+    "validate_override",
+    "validate_persona_name",
+    "validate_role",
+]
