@@ -1,12 +1,16 @@
-"""Read-path latency with one big memory file: MemoryService.read over FileMemoryStore.
+"""Read-path latency with one big memory file: MemoryService.read over FileMemoryStore, meaning recall on.
 
     python -m bench.read_latency [--lessons 10000] [--reads 60] [--json]
 
-It writes a synthetic memory file of N lessons (dated sections of 1-3 bullets, the way reflections record them) in
-a temporary NIGHTWATCH_HOME and times `MemoryService.read` with a topic and a recent thread as the query: file read,
-parse (cached while the file is unchanged), ranking, packing into the 2,000-token budget and rendering. The first
-read also parses the file and builds the index; it is reported apart as `cold_ms`. Target: p95 under 50 ms at
-10,000 lessons.
+It writes a synthetic memory file of N lessons (dated sections of 1-3 bullets, the way reflections record them) and
+their stored vectors (main.vectors) in a temporary NIGHTWATCH_HOME, and times `MemoryService.read` with a topic and
+a recent thread as the query: file read, parse (cached while the file is unchanged), the query's embedding with the
+real all-MiniLM-L6-v2 encoder, scoring, packing into the 2,000-token budget and rendering. The stored vectors are
+random unit vectors (embedding 10,000 synthetic lines would take minutes and the timings do not depend on their
+values). `cold_ms` is the first read in a fresh process, vectors already stored (parse, index, vector load; the
+encoder's weights are loaded before it, and `model_load_ms` says how long that took); `score_ms` is scoring and
+packing alone, query vector known. Targets: p95 under 50 ms at 10,000 lessons and 30 ms at 150; cold under 500 ms;
+scoring 10,000 lessons under 5 ms.
 """
 
 from __future__ import annotations
@@ -15,18 +19,26 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from nightwatch.adapters.embeddings import MiniLMEncoder
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import LLMRequest, LLMResponse, Persona
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall import Recall, VectorTable
 
 TARGET_P95_MS = 50.0
+TARGET_SMALL_P95_MS = 30.0
+TARGET_COLD_MS = 500.0
+TARGET_SCORE_MS = 5.0
 NOW = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 PERSONA = Persona(name="Bench", slug="bench", role="tester")
 PROJECT = "latency"
@@ -98,42 +110,88 @@ def queries(count: int, seed: int = 11) -> list[tuple[str, str]]:
     ]
 
 
+def prepare(home: Path, lessons: int) -> None:
+    """A memory file of `lessons` lessons and a stored random unit vector for each."""
+    store = FileMemoryStore(home)
+    text = memory_file(lessons)
+    store.update(PERSONA.slug, PROJECT, lambda _old: text)
+    texts = [lesson.text for lesson in service(home).lessons(PERSONA, PROJECT)]
+    rng = np.random.default_rng(5)
+    store.save_vectors(PERSONA.slug, PROJECT, VectorTable.empty().with_texts(texts, rng.normal(size=(len(texts), 384))))
+
+
+def service(home: Path, encoder: MiniLMEncoder | None = None) -> MemoryService:
+    return MemoryService(
+        store=FileMemoryStore(home),
+        llm=NoModel(),
+        clock=FixedClock(),
+        recall=Recall(encoder=encoder),
+        policy=MemoryPolicy(token_budget=2000),
+    )
+
+
+def first_read(home: Path) -> dict[str, float]:
+    """In this (fresh) process: load the encoder, then time the first read."""
+    started = time.perf_counter()
+    encoder = MiniLMEncoder()
+    encoder.embed(["warm up"])
+    loaded = time.perf_counter()
+    topic, thread = queries(1)[0]
+    service(home, encoder).read(PERSONA, PROJECT, topic, thread)
+    done = time.perf_counter()
+    return {"model_load_ms": round((loaded - started) * 1000, 1), "cold_ms": round((done - loaded) * 1000, 1)}
+
+
 def measure(lessons: int = 10_000, reads: int = 60) -> dict[str, Any]:
     """Cold and warm read-path timings in milliseconds for a file of `lessons` lessons."""
-    with tempfile.TemporaryDirectory(prefix="nightwatch-bench-") as home:
-        store = FileMemoryStore(Path(home))
-        text = memory_file(lessons)
-        store.update(PERSONA.slug, PROJECT, lambda _old: text)
-        service = MemoryService(
-            store=store, llm=NoModel(), clock=FixedClock(), recall=Recall(), policy=MemoryPolicy(token_budget=2000)
-        )
+    with tempfile.TemporaryDirectory(prefix="nightwatch-bench-") as folder:
+        home = Path(folder)
+        prepare(home, lessons)
+        command = [sys.executable, "-m", "bench.read_latency", "--first-read", str(home)]
+        cold = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+        memory = service(home, MiniLMEncoder())
         asked = queries(reads + 1)
-        started = time.perf_counter()
-        block = service.read(PERSONA, PROJECT, *asked[0])
-        cold = (time.perf_counter() - started) * 1000
+        block = memory.read(PERSONA, PROJECT, *asked[0])
         timings = []
         for topic, thread in asked[1:]:
             started = time.perf_counter()
-            block = service.read(PERSONA, PROJECT, topic, thread)
+            block = memory.read(PERSONA, PROJECT, topic, thread)
             timings.append((time.perf_counter() - started) * 1000)
+        score = scoring(memory, asked[0])
     timings.sort()
     return {
         "lessons": lessons,
         "reads": reads,
-        "cold_ms": round(cold, 1),
+        **cold,
         "p50_ms": round(statistics.median(timings), 2),
         "p95_ms": round(timings[max(0, int(len(timings) * 0.95) - 1)], 2),
+        "score_ms": score,
         "injected": len(block.lessons),
-        "target_p95_ms": TARGET_P95_MS,
+        "target_p95_ms": TARGET_P95_MS if lessons > 1000 else TARGET_SMALL_P95_MS,
     }
+
+
+def scoring(memory: MemoryService, asked: tuple[str, str]) -> float:
+    """Median time to score and pack every lesson once the query's vector is known (it is cached by then)."""
+    snap = memory._snapshot(PERSONA, PROJECT)
+    vectors = memory._vectors(PERSONA.slug, PROJECT, snap)
+    query = "\n".join(asked)
+    timings = []
+    for _ in range(30):
+        started = time.perf_counter()
+        memory.recall.select(snap.live, query, NOW, 2000, snap.cost, vectors)
+        timings.append((time.perf_counter() - started) * 1000)
+    return round(statistics.median(timings), 2)
 
 
 def summary(result: dict[str, Any]) -> str:
     """One line for people."""
     return (
-        f"read path (MemoryService.read), {result['lessons']} lessons in one file: p50 {result['p50_ms']} ms, "
-        f"p95 {result['p95_ms']} ms (target < {result['target_p95_ms']:.0f} ms); first read, with parse and index, "
-        f"{result['cold_ms']} ms; {result['injected']} lessons injected"
+        f"read path (MemoryService.read, meaning on), {result['lessons']} lessons in one file: "
+        f"p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms (target < {result['target_p95_ms']:.0f} ms); scoring and packing alone "
+        f"{result['score_ms']} ms (target < {TARGET_SCORE_MS:.0f} ms); first read in a new process, vectors stored, "
+        f"{result['cold_ms']} ms (target < {TARGET_COLD_MS:.0f} ms; loading the model before it took "
+        f"{result['model_load_ms']} ms); {result['injected']} lessons injected"
     )
 
 
@@ -142,7 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lessons", type=int, default=10_000)
     parser.add_argument("--reads", type=int, default=60)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--first-read", metavar="HOME", help=argparse.SUPPRESS)  # the cold read, in a new process
     args = parser.parse_args(argv)
+    if args.first_read:
+        print(json.dumps(first_read(Path(args.first_read))))
+        return 0
     result = measure(args.lessons, args.reads)
     print(json.dumps(result) if args.json else summary(result))
     return 0 if result["p95_ms"] < TARGET_P95_MS else 1

@@ -1,21 +1,24 @@
-"""Memory-retrieval quality: recall@k, recall inside the injected block, per-kind figures and read latency.
+"""Memory-retrieval quality: recall@k, recall inside the injected block, per kind and per half, and the write path.
 
-    python -m bench.retrieval --dataset FILE.jsonl [--k 10] [--budget 1000] [--json] [--no-latency]
+    python -m bench.retrieval [--dataset FILE.jsonl ...] [--k 10] [--budget 1000] [--write-path] [--json]
+                              [--no-latency]
 
-FILE is in the format of ../shared/bench/README.md (unknown optional fields are ignored). Every method runs in the
-same process over the same cases:
+Without --dataset it reads both data sets: LoCoMo (../shared/bench/locomo.jsonl, when a shared/ folder sits beside
+the checkout) and our persona lessons (bench/data/persona_lessons.jsonl). FILE is in the format of
+../shared/bench/README.md. Every method runs in the same process over the same cases:
 
 - bm25: the plain reference, rank-bm25's BM25Okapi over lower-cased words less English stop words;
-- dense: all-MiniLM-L6-v2 cosine alone (needs the `semantic` extra; reported unavailable without it);
-- default: nightwatch's Recall as the memory service uses it, without a dense encoder;
-- default+dense: the same Recall with the MiniLM encoder (with the extra only);
+- dense: all-MiniLM-L6-v2 cosine alone (nightwatch's numpy encoder);
+- keywords: nightwatch's Recall without vectors (NIGHTWATCH_RECALL_DENSE=off);
+- default: nightwatch's Recall with the lessons' vectors, as the memory service reads;
 - truncation: the naive block of the newest lines that fit.
 
 A memory counts as found at a budget B when it is inside the block injected under B tokens: lines packed in rank
 order at their line cost, the block rendered as the memory service renders it and checked whole with
-estimate_tokens. A case's `now` is its newest memory's time. Latency is the read path (rank, pack, render) of one
-query over one case at --budget, the case's index already built. The read path at 10,000 lessons in one file comes
-from bench.read_latency (MemoryService.read over FileMemoryStore).
+estimate_tokens. A case's `now` is its newest memory's time. Figures are given for all cases and for each half
+(`split`: settings are chosen on "tune" and must carry over to "report"; LoCoMo's cases alternate). Latency is
+rank, pack and render of one query over one case, the query's vector already made (bench.embedding times that);
+the read path at 10,000 lessons comes from bench.read_latency. --write-path adds bench.write_path's figures.
 """
 
 from __future__ import annotations
@@ -25,23 +28,38 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from bench import read_latency
-from bench.retrieval_data import Case, Tally, dedup, found_share, load, percentiles, stale_ok
-from nightwatch.adapters import embeddings
+import numpy as np
+
+from bench import read_latency, write_path
+from bench.retrieval_data import Case, Tally, found_share, load, pairs_judged, percentiles, stale_ok
+from bench.vectors import CachedEncoder
 from nightwatch.domain.memory import MemoryBlockPrompt, line_cost
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.ports import Embedder
-from nightwatch.domain.recall import STOP_WORDS, Recall
+from nightwatch.domain.recall import STOP_WORDS, LessonVectors, Recall, RecallWeights
 from nightwatch.domain.tokens import estimate_tokens
 
+ROOT = Path(__file__).resolve().parents[1]
+PERSONA_SET = ROOT / "bench" / "data" / "persona_lessons.jsonl"
 BUDGETS = (1000, 2000)
 WORD = re.compile(r"\w+")
 OVERHEAD = estimate_tokens(MemoryBlockPrompt(lessons=()).render())
 
 Order = Callable[[str], list[int]]
 Inject = Callable[[str, int], list[int]]
+Method = Callable[[Case], tuple[Order, Inject]]
+
+
+def default_datasets() -> list[str]:
+    """LoCoMo from the nearest shared/bench/ beside the checkout or a parent, and our persona lessons."""
+    found = [str(PERSONA_SET)]
+    for folder in ROOT.parents:
+        locomo = folder / "shared" / "bench" / "locomo.jsonl"
+        if locomo.is_file():
+            return [str(locomo), *found]
+    return found
 
 
 def render(lessons: Sequence[Lesson]) -> str:
@@ -83,34 +101,37 @@ def bm25(case: Case) -> tuple[Order, Inject]:
     return ranked(case, lambda query: sorted(everything, key=model.get_scores(words(query)).__getitem__, reverse=True))
 
 
-def dense(encoder: Embedder) -> Callable[[Case], tuple[Order, Inject]]:
+def dense(encoder: CachedEncoder) -> Method:
     def make(case: Case) -> tuple[Order, Inject]:
         vectors = encoder.embed([memory.text for memory in case.memories])
 
         def order(query: str) -> list[int]:
-            probe = encoder.embed([query])[0]
-            cosines = [sum(map(float.__mul__, probe, vector)) for vector in vectors]
-            return sorted(range(len(vectors)), key=cosines.__getitem__, reverse=True)
+            cosines = vectors @ encoder.embed([query])[0]
+            return np.argsort(-cosines, kind="stable").tolist()
 
         return ranked(case, order)
 
     return make
 
 
-def ours(encoder: Embedder | None) -> Callable[[Case], tuple[Order, Inject]]:
+def ours(encoder: CachedEncoder | None, weights: RecallWeights | None = None) -> Method:
     """Recall as MemoryService.read uses it: select under the budget less the block's overhead, then render."""
 
     def make(case: Case) -> tuple[Order, Inject]:
-        recall = Recall(encoder=encoder)
+        recall = Recall(encoder=encoder, weights=weights)
+        vectors = None
+        if encoder is not None:
+            matrix = encoder.embed([memory.text for memory in case.memories])
+            vectors = LessonVectors(matrix, np.ones(len(case.memories), dtype=bool))
         position = {memory.id: i for i, memory in enumerate(case.memories)}
-        recall.rank(case.memories, "", case.now)  # builds the index outside the timings
+        recall.rank(case.memories, "", case.now, vectors)  # builds the index outside the timings
 
         def order(query: str) -> list[int]:
-            return [position[s.lesson.id] for s in recall.rank(case.memories, query, case.now)]
+            return [position[s.lesson.id] for s in recall.rank(case.memories, query, case.now, vectors)]
 
         def inject(query: str, budget: int) -> list[int]:
             cost = lambda memory: line_cost(memory.text)  # noqa: E731
-            chosen = recall.select(case.memories, query, case.now, budget - OVERHEAD, cost)
+            chosen = recall.select(case.memories, query, case.now, budget - OVERHEAD, cost, vectors)
             return fit(case.memories, [position[memory.id] for memory in chosen], budget)
 
         return order, inject
@@ -124,10 +145,9 @@ def truncation(case: Case) -> tuple[Order, Inject]:
     return ranked(case, lambda _query: newest)
 
 
-def run(cases: Sequence[Case], make: Callable[[Case], tuple[Order, Inject]], ks: Sequence[int],
-        budgets: Sequence[int]) -> dict[str, Any]:  # fmt: skip
-    """Quality and latency of one method over every case."""
-    tally, stale_checks, timings = Tally(), [], []
+def run(cases: Sequence[Case], make: Method, ks: Sequence[int], budgets: Sequence[int]) -> dict[str, Any]:
+    """Quality and latency of one method over every case, overall, per kind and per half."""
+    tally, halves, stale_checks, timings = Tally(), {"tune": Tally(), "report": Tally()}, [], []
     for case in cases:
         order, inject = make(case)
         ids = [memory.id for memory in case.memories]
@@ -145,23 +165,27 @@ def run(cases: Sequence[Case], make: Callable[[Case], tuple[Order, Inject]], ks:
                     timings.append((time.perf_counter() - started) * 1000)
                 figures[f"budget_recall@{budget}"] = found_share([ids[i] for i in block], query.relevant)
             tally.add(query.kind, figures)
+            halves.setdefault(case.split, Tally()).add(query.kind, figures)
     stale_share = round(sum(stale_checks) / len(stale_checks), 4) if stale_checks else None
-    return {**tally.report(), **percentiles(timings), "stale_ok": stale_share}
+    split = {name: half.mean("all") for name, half in halves.items() if half.counts}
+    return {**tally.report(), **percentiles(timings), "stale_ok": stale_share, "halves": split}
 
 
-def evaluate(path: str, k: int = 10, budget: int = 1000, with_latency: bool = True) -> dict[str, Any]:
-    """Every method over the dataset, in one run."""
+def evaluate(
+    path: str, k: int = 10, budget: int = 1000, with_latency: bool = True, encoder: CachedEncoder | None = None
+) -> dict[str, Any]:
+    """Every method over one data set, in one run."""
     cases = load(path)
     ks = sorted({5, 10, k})
     budgets = [budget, *(b for b in BUDGETS if b != budget)]
-    encoder = embeddings.MiniLMEmbedder() if embeddings.available() else None
-    methods: dict[str, Any] = {"bm25": run(cases, bm25, ks, budgets)}
-    methods["dense"] = (
-        run(cases, dense(encoder), ks, budgets) if encoder else {"unavailable": embeddings.MISSING_MESSAGE}
-    )
-    methods["default"] = {**run(cases, ours(None), ks, budgets), **dedup(cases)}
-    if encoder:
-        methods["default+dense"] = {**run(cases, ours(encoder), ks, budgets), **dedup(cases)}
+    encoder = encoder or CachedEncoder()
+    methods: dict[str, Any] = {
+        "bm25": run(cases, bm25, ks, budgets),
+        "dense": run(cases, dense(encoder), ks, budgets),
+        "keywords": run(cases, ours(None), ks, budgets),
+        "default": run(cases, ours(encoder), ks, budgets),
+    }
+    methods["default"].update(pairs_judged(cases, _cosine(encoder)))
     trunc = run(cases, truncation, ks, budgets)
     wanted = [f"budget_recall@{b}" for b in budgets]
     result: dict[str, Any] = {
@@ -178,6 +202,14 @@ def evaluate(path: str, k: int = 10, budget: int = 1000, with_latency: bool = Tr
     return result
 
 
+def _cosine(encoder: CachedEncoder) -> Callable[[str, str], float | None]:
+    def cosine(a: str, b: str) -> float | None:
+        first, second = encoder.embed([a, b])
+        return float(first @ second)
+
+    return cosine
+
+
 # --- output ----------------------------------------------------------------------------------------------------
 
 
@@ -185,23 +217,33 @@ COLUMNS = ("recall@5", "recall@10", "budget_recall@1000", "budget_recall@2000", 
 
 
 def table(result: dict[str, Any]) -> str:
-    """The figures as plain text: the methods, then recall@10 and budget recall per kind, then the rest."""
+    """The figures as plain text: the methods, then per half and per kind, then the rest."""
     methods = result["methods"]
     rows = [("method", *COLUMNS)]
     rows += [(name, *(_cell(figures.get(c)) for c in COLUMNS)) for name, figures in methods.items()]
     trunc = result["truncation"]
     rows.append(("truncation", "", "", *(_cell(trunc.get(c)) for c in COLUMNS[2:4]), "", ""))
     lines = [f"{result['dataset']}: {result['cases']} cases", *_aligned(rows)]
-    lines += [f"{name}: {figures['unavailable']}" for name, figures in methods.items() if "unavailable" in figures]
-    lines += ["", *_aligned(_per_kind(methods)), ""]
+    lines += ["", *_aligned(_per_half(methods)), "", *_aligned(_per_kind(methods)), ""]
     default = methods["default"]
     lines.append(
-        f"default: dedup precision {_cell(default['dedup_precision'])}, dedup recall {_cell(default['dedup_recall'])}, "
-        f"stale_ok {_cell(default['stale_ok'])} ('-': the data has no such labels)"
+        f"default, pairwise: duplicates merged {_cell(default['dedup_recall'])}, not-duplicates kept apart "
+        f"{_cell(default['not_duplicates_kept'])}; stale ranked below its successor or out of the top 10 "
+        f"{_cell(default['stale_ok'])} ('-': the data has no such labels)"
     )
     if "read_path" in result:
         lines.append(read_latency.summary(result["read_path"]))
     return "\n".join(lines)
+
+
+def _per_half(methods: dict[str, Any]) -> list[tuple[str, ...]]:
+    rows = [("recall@10 / budget_recall@1000", "tune half", "report half")]
+    for name, figures in methods.items():
+        halves = figures.get("halves", {})
+        cells = (f"{_cell(h.get('recall@10'))} / {_cell(h.get('budget_recall@1000'))}" for h in (
+            halves.get("tune", {}), halves.get("report", {})))  # fmt: skip
+        rows.append((name, *cells))
+    return rows
 
 
 def _per_kind(methods: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -209,7 +251,7 @@ def _per_kind(methods: dict[str, Any]) -> list[tuple[str, ...]]:
     rows = [("recall@10 / budget_recall@1000", *kinds)]
     for name, figures in methods.items():
         if "kinds" in figures:
-            pairs = (figures["kinds"][kind] for kind in kinds)
+            pairs = (figures["kinds"].get(kind, {}) for kind in kinds)
             rows.append((name, *(f"{_cell(f.get('recall@10'))} / {_cell(f.get('budget_recall@1000'))}" for f in pairs)))
     return rows
 
@@ -226,15 +268,30 @@ def _aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Memory-retrieval benchmark over a JSON Lines dataset.")
-    parser.add_argument("--dataset", required=True, help="a .jsonl file in the benchmark format")
+    parser = argparse.ArgumentParser(description="Memory-retrieval benchmark over JSON Lines data sets.")
+    parser.add_argument("--dataset", action="append", help="a .jsonl file in the benchmark format (repeatable)")
     parser.add_argument("--k", type=int, default=10, help="also report recall@k")
     parser.add_argument("--budget", type=int, default=1000, help="also report budget recall at this many tokens")
+    parser.add_argument("--write-path", action="store_true", help="also record every memory through the service")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--no-latency", action="store_true", help="skip the 10,000-lesson read-path figure")
     args = parser.parse_args(argv)
-    result = evaluate(args.dataset, args.k, args.budget, with_latency=not args.no_latency)
-    print(json.dumps(result, indent=1) if args.json else table(result))
+    encoder = CachedEncoder()
+    results = [evaluate(path, args.k, args.budget, False, encoder) for path in args.dataset or default_datasets()]
+    document: dict[str, Any] = {"datasets": results}
+    if args.write_path:
+        document["write_path"] = [write_path.measure(result["dataset"], args.budget) for result in results]
+    if not args.no_latency:
+        document["read_path"] = read_latency.measure()
+    if args.json:
+        print(json.dumps(document, indent=1))
+        return 0
+    for result in results:
+        print(table(result), end="\n\n")
+    for figures in document.get("write_path", []):
+        print(write_path.summary(figures), end="\n\n")
+    if "read_path" in document:
+        print(read_latency.summary(document["read_path"]))
     return 0
 
 

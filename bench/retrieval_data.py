@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,6 +28,9 @@ class Case:
     queries: tuple[Query, ...]
     duplicates: tuple[tuple[str, str], ...] = ()
     not_duplicates: tuple[tuple[str, str], ...] = ()
+    split: str = "tune"  # settings are chosen on the "tune" half; the "report" half shows they carry over
+    persona: str = "bench"
+    project: str = "bench"
 
     @property
     def now(self) -> datetime:
@@ -36,9 +39,10 @@ class Case:
 
 
 def load(path: str) -> list[Case]:
-    """Cases from a JSON Lines file; unknown fields are ignored."""
+    """Cases from a JSON Lines file; unknown fields are ignored. Without a `split` field, cases alternate."""
     with open(path, encoding="utf-8") as handle:
-        return [_case(json.loads(line)) for line in handle if line.strip()]
+        raw = [json.loads(line) for line in handle if line.strip()]
+    return [_case(item, "tune" if number % 2 == 0 else "report") for number, item in enumerate(raw)]
 
 
 def _time(raw: str) -> datetime:
@@ -53,7 +57,7 @@ def _pairs(raw: Sequence[Sequence[Any]]) -> tuple[tuple[str, str], ...]:
     return tuple((str(a), str(b)) for a, b in raw)
 
 
-def _case(raw: dict[str, Any]) -> Case:
+def _case(raw: dict[str, Any], split: str) -> Case:
     memories = tuple(
         Lesson(id=str(m["id"]), text=m["text"], recorded_at=_time(m["created_at"])) for m in raw["memories"]
     )
@@ -62,7 +66,14 @@ def _case(raw: dict[str, Any]) -> Case:
         for q in raw["queries"]
     )
     return Case(
-        str(raw["id"]), memories, queries, _pairs(raw.get("duplicates", [])), _pairs(raw.get("not_duplicates", []))
+        str(raw["id"]),
+        memories,
+        queries,
+        _pairs(raw.get("duplicates", [])),
+        _pairs(raw.get("not_duplicates", [])),
+        str(raw.get("split", split)),
+        str(raw.get("persona", "bench")),
+        str(raw.get("project", raw["id"])),
     )
 
 
@@ -116,23 +127,20 @@ def percentiles(timings: Sequence[float]) -> dict[str, float | None]:
     }
 
 
-def dedup(cases: Sequence[Case]) -> dict[str, float | None]:
-    """Precision and recall of curation.is_duplicate over the labelled pairs; null where there are none."""
-    try:
-        from nightwatch.domain.memory import is_duplicate
-    except ImportError:  # the curation step is not there yet
-        return {"dedup_precision": None, "dedup_recall": None}
-    merged = missed = wrongly_merged = 0
+def pairs_judged(cases: Sequence[Case], cosine: Callable[[str, str], float | None]) -> dict[str, float | None]:
+    """Pairwise: the share of `duplicates` pairs is_duplicate merges, and of `not_duplicates` it keeps apart."""
+    from nightwatch.domain.memory import is_duplicate
+
+    merged = labelled = kept = apart = 0
     for case in cases:
         text = {memory.id: memory.text for memory in case.memories}
         for a, b in case.duplicates:
-            if is_duplicate(text[a], text[b]):
-                merged += 1
-            else:
-                missed += 1
-        wrongly_merged += sum(is_duplicate(text[a], text[b]) for a, b in case.not_duplicates)
-    flagged, labelled = merged + wrongly_merged, merged + missed
+            labelled += 1
+            merged += is_duplicate(text[a], text[b], cosine(text[a], text[b]))
+        for a, b in case.not_duplicates:
+            apart += 1
+            kept += not is_duplicate(text[a], text[b], cosine(text[a], text[b]))
     return {
-        "dedup_precision": round(merged / flagged, 4) if flagged else None,
         "dedup_recall": round(merged / labelled, 4) if labelled else None,
+        "not_duplicates_kept": round(kept / apart, 4) if apart else None,
     }

@@ -22,6 +22,7 @@ from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import PersonaDraft, PersonaService, persona_to_dict, project_slug
 from nightwatch.domain.ports import DeliberationLog
+from nightwatch.domain.recall import Scored
 from nightwatch.startup import start
 from nightwatch.wiring import build_injector
 
@@ -153,17 +154,32 @@ def _memory_search(container: Injector, args: argparse.Namespace, out: TextIO) -
     memory, persona, project = _memory_target(container, args)
     found = memory.search(persona, project, args.query, limit=args.limit)
     if args.json:
-        rows = [
-            {"id": s.id, "text": s.text, "recorded_at": s.recorded_at.isoformat(), "pinned": s.pinned, "seen": s.seen}
-            for s in found
-        ]
+        rows = [_hit_row(hit) for hit in found]
         print(json.dumps({"query": args.query, "project": project, "results": rows}, ensure_ascii=False), file=out)
         return 0
     if not found:
         print(f"No lessons match {args.query!r}.", file=out)
-    for lesson in found:
-        print(_lesson_line(lesson), file=out)
+    for hit in found:
+        print(_lesson_line(hit.lesson), file=out)
     return 0
+
+
+def _hit_row(hit: Scored) -> dict[str, object]:
+    lesson, parts = hit.lesson, hit.parts
+    return {
+        "id": lesson.id,
+        "text": lesson.text,
+        "recorded_at": lesson.recorded_at.isoformat(),
+        "pinned": lesson.pinned,
+        "seen": lesson.seen,
+        "score": round(hit.score, 4),
+        "parts": {
+            "keyword": round(parts.keyword, 4),
+            "meaning": round(parts.meaning, 4),
+            "recency": round(parts.recency, 4),
+            "use": round(parts.use, 4),
+        },
+    }
 
 
 def _memory_compact(container: Injector, args: argparse.Namespace, out: TextIO) -> int:

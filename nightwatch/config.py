@@ -27,7 +27,7 @@ class MemoryLimits:
     max_lines: int = 150
     compaction_target: int = 50
     half_life_days: float = 30.0
-    dense: Literal["off", "auto", "on"] = "off"
+    dense: Literal["on", "off"] = "on"  # meaning recall (all-MiniLM-L6-v2 vectors)
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class Settings:
             max_lines=reader.integer("NIGHTWATCH_MEMORY_MAX_LINES", 150, minimum=10),
             compaction_target=reader.integer("NIGHTWATCH_MEMORY_COMPACTION_TARGET", 50, minimum=5),
             half_life_days=reader.number("NIGHTWATCH_MEMORY_HALF_LIFE_DAYS", 30.0, minimum=0.1),
-            dense=reader.choice("NIGHTWATCH_RECALL_DENSE", ("off", "auto", "on"), "off"),  # type: ignore[arg-type]
+            dense=reader.choice("NIGHTWATCH_RECALL_DENSE", ("on", "off"), "on"),  # type: ignore[arg-type]
         )
         if memory.compaction_target >= memory.max_lines:
             raise ConfigError(

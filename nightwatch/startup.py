@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from injector import Injector
 from sqlalchemy import Engine
 
+from nightwatch.adapters import embeddings
 from nightwatch.adapters.db import upgrade
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.config import Settings
@@ -32,6 +33,8 @@ def start(container: Injector) -> Started:
         raise StorageError(
             f"Cannot create the data folder {settings.home} ({exc.strerror}); set NIGHTWATCH_HOME to a writable folder."
         ) from exc
+    if settings.memory.dense == "on" and not embeddings.available():
+        log.warning("Memory recall matches words only, not meaning. %s", embeddings.MISSING_MESSAGE)
     upgrade(container.get(Engine))
     seeded = container.get(PersonaService).seed_defaults(load_default_personas())
     if seeded:

@@ -17,7 +17,6 @@ from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.errors import ConfigError
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
@@ -79,12 +78,10 @@ class NightWatchModule(Module):
     @singleton
     @provider
     def provide_recall(self, settings: Settings) -> Recall:
-        mode = settings.memory.dense
-        if mode == "on" or (mode == "auto" and embeddings.available()):
-            if not embeddings.available():
-                raise ConfigError(f"NIGHTWATCH_RECALL_DENSE=on: {embeddings.MISSING_MESSAGE}")
-            return Recall(half_life_days=settings.memory.half_life_days, encoder=embeddings.MiniLMEmbedder())
-        return Recall(half_life_days=settings.memory.half_life_days)
+        # Without the model package start-up says so once (startup.py) and recall runs on keywords alone.
+        wanted = settings.memory.dense == "on" and embeddings.available()
+        encoder = embeddings.MiniLMEncoder() if wanted else None
+        return Recall(half_life_days=settings.memory.half_life_days, encoder=encoder)
 
     @singleton
     @provider

@@ -23,6 +23,7 @@ from nightwatch.domain.models import (
 )
 from nightwatch.domain.personas.names import check_slug
 from nightwatch.domain.ports import FolderMove
+from nightwatch.domain.recall import VectorTable
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 
@@ -124,7 +125,9 @@ class InMemoryMemoryStore:
     def __init__(self) -> None:
         self.files: dict[tuple[str, str], str] = {}
         self.previous: dict[tuple[str, str], str] = {}
+        self.vectors: dict[tuple[str, str], VectorTable] = {}
         self.archived: dict[str, dict[str, str]] = {}
+        self.archived_vectors: dict[str, dict[str, VectorTable]] = {}
         self._lock = threading.RLock()
 
     def read(self, persona_slug: str, project_slug: str) -> str:
@@ -160,27 +163,52 @@ class InMemoryMemoryStore:
         slug = check_slug(persona_slug)
         return sorted(project for persona, project in self.files if persona == slug)
 
-    def _take(self, slug: str) -> dict[str, str]:
-        taken = {project: text for (persona, project), text in self.files.items() if persona == slug}
-        for project in taken:
-            del self.files[(slug, project)]
-        return taken
+    def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:
+        return self.vectors.get((check_slug(persona_slug), check_slug(project_slug)), VectorTable.empty())
 
-    def _put(self, slug: str, files: dict[str, str]) -> None:
-        for project, text in files.items():
-            self.files[(slug, project)] = text
+    def save_vectors(
+        self, persona_slug: str, project_slug: str, table: VectorTable, *, keep: frozenset[str] | None = None
+    ) -> None:
+        key = (check_slug(persona_slug), check_slug(project_slug))
+        with self._lock:
+            stored = self.vectors.get(key, VectorTable.empty())
+            if keep is not None:
+                stored = stored.only(keep)
+            self.vectors[key] = stored.with_rows(table) if len(stored) else table
+
+    def _take(self, slug: str) -> tuple[dict[str, str], dict[str, VectorTable]]:
+        """Remove and return one persona's folder: its files and its vectors, by project."""
+        files = {project: text for (persona, project), text in self.files.items() if persona == slug}
+        vectors = {project: table for (persona, project), table in self.vectors.items() if persona == slug}
+        for project in files:
+            del self.files[(slug, project)]
+        for project in vectors:
+            del self.vectors[(slug, project)]
+        return files, vectors
+
+    def _put(self, slug: str, folder: tuple[dict[str, str], dict[str, VectorTable]]) -> None:
+        files, vectors = folder
+        self.files.update({(slug, project): text for project, text in files.items()})
+        self.vectors.update({(slug, project): table for project, table in vectors.items()})
+
+    def _archive(self, name: str, folder: tuple[dict[str, str], dict[str, VectorTable]]) -> None:
+        self.archived[name], self.archived_vectors[name] = folder
+
+    def _unarchive(self, name: str) -> tuple[dict[str, str], dict[str, VectorTable]]:
+        return self.archived.pop(name), self.archived_vectors.pop(name)
 
     def migrate(self, old_slug: str, new_slug: str, now: datetime) -> FolderMove:
         old, new = check_slug(old_slug), check_slug(new_slug)
         with self._lock:
             moving = self._take(old)
-            if not moving:
+            if not moving[0]:
+                self._put(old, moving)
                 return FolderMove(moved=False)
             set_aside = None
             stray = self._take(new)
-            if stray:
+            if stray[0]:
                 name = f"{new}-{now:%Y%m%dT%H%M%SZ}"
-                self.archived[name] = stray
+                self._archive(name, stray)
                 set_aside = PurePosixPath("agents/.archived") / name
             self._put(new, moving)
             return FolderMove(True, PurePosixPath("agents") / old, PurePosixPath("agents") / new, set_aside)
@@ -189,10 +217,11 @@ class InMemoryMemoryStore:
         slug = check_slug(slug)
         with self._lock:
             taken = self._take(slug)
-            if not taken:
+            if not taken[0]:
+                self._put(slug, taken)
                 return FolderMove(moved=False)
             name = f"{slug}-{now:%Y%m%dT%H%M%SZ}"
-            self.archived[name] = taken
+            self._archive(name, taken)
             return FolderMove(True, PurePosixPath("agents") / slug, PurePosixPath("agents/.archived") / name)
 
     def restore(self, move: FolderMove) -> None:
@@ -200,11 +229,11 @@ class InMemoryMemoryStore:
             return
         with self._lock:
             if move.target.parent.name == ".archived":
-                self._put(move.source.name, self.archived.pop(move.target.name))
+                self._put(move.source.name, self._unarchive(move.target.name))
             else:
                 self._put(move.source.name, self._take(move.target.name))
             if move.set_aside is not None:
-                self._put(move.target.name, self.archived.pop(move.set_aside.name))
+                self._put(move.target.name, self._unarchive(move.set_aside.name))
 
 
 class InMemoryDeliberationLog:

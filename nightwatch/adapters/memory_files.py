@@ -18,13 +18,16 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
+from nightwatch.adapters import vector_file
 from nightwatch.domain.errors import InvalidNameError, StorageError
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import FolderMove
+from nightwatch.domain.recall import VectorTable
 
 AGENTS = "agents"
 ARCHIVED = ".archived"
 FILE = "main.md"
+VECTORS = "main.vectors"  # the lessons' vectors, keyed by text (see vector_file.py)
 PREVIOUS = "main.md.prev"
 LOCK = "main.md.lock"
 _TMP_PREFIX = ".main.md."
@@ -92,6 +95,36 @@ class FileMemoryStore:
         entries = self._io(lambda: sorted(os.listdir(folder)), f"list {self._rel(folder)}")
         return [name for name in entries if _is_slug(name) and self._inside(folder / name / FILE).is_file()]
 
+    # --- vectors ------------------------------------------------------------------------------------------------
+
+    def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:
+        """The vectors in main.vectors beside main.md; empty when there is no such file."""
+        return vector_file.decode(self._read_bytes(self._vectors_file(persona_slug, project_slug)))
+
+    def save_vectors(
+        self, persona_slug: str, project_slug: str, table: VectorTable, *, keep: frozenset[str] | None = None
+    ) -> None:
+        """Append the rows not stored yet; rewrite the file instead when `keep` drops keys or the format changed."""
+        path = self._vectors_file(persona_slug, project_slug)
+        if not len(table) and keep is None:
+            return
+        self._make_folder(path.parent)
+        with self._locked(path.parent):
+            data = self._read_bytes(path)
+            stored = vector_file.decode(data)
+            same_shape = vector_file.dimensions_of(data) == table.dimensions
+            new = [key for key in table.keys if key not in stored]
+            dropped = keep is not None and any(key not in keep for key in stored.keys)
+            if dropped or not same_shape:
+                kept = stored.only(keep if keep is not None else stored.keys) if same_shape else VectorTable.empty()
+                merged = kept.with_rows(table.only(new)) if new else kept
+                if len(merged):
+                    self._write_bytes(path, vector_file.encode(merged))
+                else:
+                    self._io(lambda: path.unlink(missing_ok=True), f"remove {self._rel_text(path)}")
+            elif new:
+                self._append(path, vector_file.complete_length(data), vector_file.encode_records(table, new))
+
     # --- folders ------------------------------------------------------------------------------------------------
 
     def migrate(self, old_slug: str, new_slug: str, now: datetime) -> FolderMove:
@@ -138,6 +171,9 @@ class FileMemoryStore:
                 self._move(self._from_rel(move.set_aside), target)
 
     # --- paths --------------------------------------------------------------------------------------------------
+
+    def _vectors_file(self, persona_slug: str, project_slug: str) -> Path:
+        return self._inside(self._file(persona_slug, project_slug).parent / VECTORS)
 
     def _file(self, persona_slug: str, project_slug: str) -> Path:
         agent = self._agent(persona_slug)
@@ -217,6 +253,55 @@ class FileMemoryStore:
             raise StorageError(
                 f"Could not read {self._rel_text(path)}: {err.strerror}. Check the file's permissions and try again."
             ) from err
+
+    def _read_bytes(self, path: Path) -> bytes:
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return b""
+        except OSError as err:
+            raise StorageError(
+                f"Could not read {self._rel_text(path)}: {err.strerror}. Check the file's permissions and try again."
+            ) from err
+
+    def _write_bytes(self, path: Path, data: bytes) -> None:
+        """Write atomically, like _write."""
+        fd, tmp = self._io(
+            lambda: tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=path.parent), f"write in {path.parent}"
+        )
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except OSError as err:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise StorageError(
+                f"Could not write {self._rel_text(path)}: {err.strerror}. "
+                "Check free disk space and that NIGHTWATCH_HOME is writable; the file was left as it was."
+            ) from err
+        self._sync_folder(path.parent)
+
+    def _append(self, path: Path, keep_bytes: int, data: bytes) -> None:
+        """Cut the file to its whole records (a crash may have left part of one), then append `data`."""
+
+        def append() -> None:
+            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+            fd = os.open(path, flags, 0o644)
+            try:
+                os.ftruncate(fd, keep_bytes)
+                os.lseek(fd, keep_bytes, os.SEEK_SET)
+                with os.fdopen(os.dup(fd), "ab") as handle:
+                    handle.write(data)
+                    handle.flush()
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+        self._io(append, f"append to {self._rel_text(path)}")
 
     def _write(self, path: Path, text: str) -> None:
         """Write atomically: temp file in the same folder, fsync, replace, fsync the folder."""

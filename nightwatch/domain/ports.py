@@ -6,7 +6,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
 
 from nightwatch.domain.models import (
     Deliberation,
@@ -19,6 +22,9 @@ from nightwatch.domain.models import (
     Usage,
     Verdict,
 )
+
+if TYPE_CHECKING:  # recall's room imports these ports itself
+    from nightwatch.domain.recall import VectorTable
 
 
 class Clock(Protocol):
@@ -34,8 +40,8 @@ class LLM(Protocol):
 
 
 class Embedder(Protocol):
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Return one dense vector per text, in order (cosine similarity compares them)."""
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Return one unit vector per text, as the rows of a (len(texts), dimensions) float32 matrix, in order."""
         ...
 
 
@@ -102,6 +108,16 @@ class MemoryStore(Protocol):
 
     def projects(self, persona_slug: str) -> list[str]:
         """Project slugs that have a memory file for this persona."""
+        ...
+
+    def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:
+        """The lesson vectors kept beside this memory (empty when there are none)."""
+        ...
+
+    def save_vectors(
+        self, persona_slug: str, project_slug: str, table: VectorTable, *, keep: frozenset[str] | None = None
+    ) -> None:
+        """Under the memory's lock, store the rows of `table` not stored yet; with `keep`, drop every other key."""
         ...
 
     def migrate(self, old_slug: str, new_slug: str, now: datetime) -> FolderMove:

@@ -174,7 +174,7 @@ class SlashCommands:
             if not query:
                 raise InvalidInputError(f"Give words to search for: `{COMMAND} memory search {persona.name} tokens`.")
             project = self._channels.project_for(call.channel)
-            found = self._memory.search(persona, project, query)
+            found = [hit.lesson for hit in self._memory.search(persona, project, query)]
             title = f"*{escape(persona.name)}*: {len(found)} lessons about *{escape(project)}* match _{escape(query)}_"
             return Reply(f"{persona.name}'s memory search", memory_blocks(persona, project, found, title=title))
         persona, project_name = self._persona_and_rest(rest)

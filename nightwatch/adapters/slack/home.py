@@ -43,6 +43,6 @@ class HomeTab:
             total = len(self._memory.lessons(persona, project))
             if total:
                 # An empty query ranks every lesson by the memory's own signals (pins, use, recency).
-                best = self._memory.search(persona, project, "", limit=self._per_project)
+                best = [hit.lesson for hit in self._memory.search(persona, project, "", limit=self._per_project)]
                 projects.append((project, tuple(best), total))
         return PersonaMemory(persona=persona, projects=tuple(projects))

@@ -9,6 +9,7 @@ import threading
 
 from nightwatch.domain.memory.format import MemoryDocument, parse
 from nightwatch.domain.models import Lesson
+from nightwatch.domain.recall import LessonVectors, VectorTable, vector_key
 from nightwatch.domain.tokens import estimate_tokens
 
 _CACHE_SIZE = 256
@@ -20,7 +21,7 @@ def line_cost(text: str) -> int:
 
 
 class Snapshot:
-    """One parse of a file's text, with each live lesson's token cost worked out once."""
+    """One parse of a file's text, with each live lesson's token cost and vector row worked out once."""
 
     def __init__(self, text: str, doc: MemoryDocument) -> None:
         self.text = text
@@ -28,6 +29,25 @@ class Snapshot:
         self.live = tuple(doc.live())
         self._position = {id(lesson): i for i, lesson in enumerate(self.live)}
         self._costs: list[int | None] = [None] * len(self.live)
+        self._keys: tuple[str, ...] | None = None
+        self._aligned: tuple[VectorTable, LessonVectors] | None = None
+        self.vectors_checked = False  # whether the store was asked again for vectors this parse lacked
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The vector key of each live lesson."""
+        if self._keys is None:
+            self._keys = tuple(vector_key(lesson.text) for lesson in self.live)
+        return self._keys
+
+    def vectors(self, table: VectorTable) -> LessonVectors:
+        """The live lessons' rows of `table` (aligned once per table)."""
+        known = self._aligned
+        if known is not None and known[0] is table:
+            return known[1]
+        aligned = table.aligned(self.keys)
+        self._aligned = (table, aligned)
+        return aligned
 
     def cost(self, lesson: Lesson) -> int:
         """Tokens the lesson's line costs (cached for this snapshot's own lesson objects)."""

@@ -1,6 +1,7 @@
 """Recording a lesson into a memory document: create it, merge it into a restatement, or supersede what it updates.
 
-Runs inside the store's lock (pure and fast); a model's advice, when there is any, was fetched before the lock.
+Runs inside the store's lock (pure and fast); a model's advice, when there is any, was fetched before the lock, and so
+were the vectors of the candidates and of the lessons they are compared with (a `VectorTable`).
 """
 
 from __future__ import annotations
@@ -11,13 +12,21 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
 from nightwatch.domain.errors import LLMError
-from nightwatch.domain.memory.curation import Curation, CurationPrompt, RelatedLesson, decide, parse_curation
-from nightwatch.domain.memory.curation import related as related_lessons
+from nightwatch.domain.memory.curation import (
+    Curation,
+    CurationPrompt,
+    Neighbour,
+    RelatedLesson,
+    decide,
+    neighbours,
+    parse_curation,
+)
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
 from nightwatch.domain.memory.junk import copies_several
 from nightwatch.domain.memory.reflection import ask
 from nightwatch.domain.models import Lesson, Persona, Purpose
 from nightwatch.domain.ports import LLM
+from nightwatch.domain.recall import VectorTable, vector_key
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +53,27 @@ class Entry:
     link: str | None
 
 
-def choose(doc: MemoryDocument, candidate: str, hint: Curation | None, *, allow_skip: bool = True) -> Curation:
+def near(candidate: str, live: Sequence[Lesson], table: VectorTable | None) -> list[Neighbour]:
+    """The candidate's nearest lessons, by meaning where the table holds both vectors."""
+    if table is None or vector_key(candidate) not in table:
+        return neighbours(candidate, None, live, None)
+    probe = table.matrix[table.rows[vector_key(candidate)]]
+    return neighbours(candidate, probe, live, table.aligned([vector_key(lesson.text) for lesson in live]))
+
+
+def choose(
+    doc: MemoryDocument,
+    candidate: str,
+    hint: Curation | None,
+    table: VectorTable | None = None,
+    *,
+    allow_skip: bool = True,
+) -> Curation:
     """Restatements always merge; otherwise a model's valid advice wins over the deterministic rule."""
     live = doc.live()
     if copies_several(candidate, live):
         return Curation("skip", None)
-    rule = decide(candidate, live)
+    rule = decide(candidate, live, near(candidate, live, table))
     if rule.action == "merge" or hint is None:
         return rule
     live_ids = {lesson.id for lesson in live}
@@ -87,13 +111,14 @@ def record_all(
     candidates: Sequence[str],
     hints: dict[str, Curation],
     entry: Entry,
+    table: VectorTable | None = None,
     *,
     allow_skip: bool = True,
 ) -> tuple[MemoryDocument, list[Recorded]]:
     """Record candidates one after another, each seeing the ones before it."""
     outcomes: list[Recorded] = []
     for candidate in candidates:
-        decision = choose(doc, candidate, hints.get(candidate), allow_skip=allow_skip)
+        decision = choose(doc, candidate, hints.get(candidate), table, allow_skip=allow_skip)
         doc, outcome = record(doc, candidate, decision, entry)
         outcomes.append(outcome)
     return doc, outcomes
@@ -114,16 +139,22 @@ def _merge(doc: MemoryDocument, target: str) -> tuple[MemoryDocument, Recorded]:
 
 
 def advise(
-    llm: LLM, persona: Persona, project: str, texts: Sequence[str], live: Sequence[Lesson]
+    llm: LLM,
+    persona: Persona,
+    project: str,
+    texts: Sequence[str],
+    live: Sequence[Lesson],
+    table: VectorTable | None = None,
 ) -> dict[str, Curation]:
-    """Ask the model how each candidate relates to similar lessons, where the rule alone is not certain.
+    """Ask the model how each candidate relates to its nearest lessons, where the rule alone is not certain.
 
     A failed or malformed answer gives no advice for that candidate, so the deterministic rule decides.
     """
     advice: dict[str, Curation] = {}
     for text in texts:
-        close = related_lessons(text, live)
-        if not close or decide(text, live).action == "merge":
+        found = near(text, live, table)
+        close = [neighbour.lesson for neighbour in found]
+        if not close or decide(text, live, found).action == "merge":
             continue
         prompt = CurationPrompt(
             persona_name=persona.name,

@@ -1,7 +1,9 @@
 """Per-persona, per-project memory: the block read before a turn, reflection after it, and the explicit use cases.
 
 Every write goes through `MemoryStore.update`, whose change function parses the file, edits it and renders it, so
-concurrent writers lose nothing. Model calls (reflection, curation advice, compaction) happen outside that lock.
+concurrent writers lose nothing. Model calls (reflection, curation advice, compaction) and embedding happen outside
+that lock. Each lesson's vector is computed when it is written and stored beside the memory; a lesson first seen
+without one (a hand edit) is embedded in the background (see backfill.py), never by a read.
 Nothing here depends on which persona it is: a custom persona gets memory exactly like a default one.
 """
 
@@ -13,9 +15,9 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from nightwatch.domain.errors import InvalidInputError, LLMError, NightWatchError, NotFoundError
+from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.compaction import Compactor
-from nightwatch.domain.memory.curation import features
 from nightwatch.domain.memory.format import clean_lesson_text, header_part, live_line_count, new_document
 from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
@@ -30,7 +32,7 @@ from nightwatch.domain.models import (
 )
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import LLM, Clock, MemoryStore
-from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall import LessonVectors, Recall, Scored, VectorTable, terms, vector_key
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.prompts import Prompt
 
@@ -46,6 +48,7 @@ class MemoryPolicy:
     compaction_target: int = 50
     max_lesson_chars: int = 400
     use_model_for_curation: bool = True
+    search_meaning: float = 0.3  # meaning relevance (0..1) a search hit needs when it shares no keyword
 
 
 @dataclass(frozen=True)
@@ -69,13 +72,24 @@ class MemoryBlockPrompt(Prompt):
 class MemoryService:
     """The memory use cases, for any persona and project."""
 
-    def __init__(self, *, store: MemoryStore, llm: LLM, clock: Clock, recall: Recall, policy: MemoryPolicy) -> None:
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        llm: LLM,
+        clock: Clock,
+        recall: Recall,
+        policy: MemoryPolicy,
+        backfill: Backfill | None = None,
+    ) -> None:
         self.store = store
         self.llm = llm
         self.clock = clock
         self.recall = recall
         self.policy = policy
         self._cache = DocumentCache()
+        self._tables: dict[tuple[str, str], VectorTable] = {}  # stored vectors per memory, as last read or written
+        self._backfill = backfill or BackgroundBackfill(self.backfill)
         self._compactor = Compactor(
             store=store,
             llm=llm,
@@ -94,7 +108,9 @@ class MemoryService:
             return MemoryBlock()
         query = "\n".join(part for part in (topic, thread) if part.strip())
         budget = self.policy.token_budget
-        chosen = self.recall.select(snap.live, query, self.clock.now(), budget - self._overhead, snap.cost)
+        vectors = self._vectors(persona.slug, check_slug(project), snap)
+        room = budget - self._overhead
+        chosen = self.recall.select(snap.live, query, self.clock.now(), room, snap.cost, vectors, about=topic or query)
         text = _render(chosen)
         while chosen and estimate_tokens(text) > budget:  # the estimate is checked on the whole rendered block
             chosen = _drop_lowest(chosen)
@@ -111,21 +127,24 @@ class MemoryService:
         """Superseded lessons, kept for people to see; never injected."""
         return self._snapshot(persona, project).doc.stale()
 
-    def search(self, persona: Persona, project: str, query: str, limit: int = 10) -> list[Lesson]:
-        """Live lessons sharing a keyword with `query`, best ranked first."""
-        live = self._snapshot(persona, project).live
-        ranked = [scored.lesson for scored in self.recall.rank(live, query, self.clock.now())]
-        wanted = features(query)
-        terms = wanted.words | wanted.values | wanted.names
-        phrase = " ".join(query.lower().split())
-        if not phrase:
+    def search(self, persona: Persona, project: str, query: str, limit: int = 10) -> list[Scored]:
+        """Live lessons ranked as a read ranks them, with their score parts; only those the query is about.
+
+        An empty query ranks every lesson by the memory's own signals (pins, use, recency).
+        """
+        snap = self._snapshot(persona, project)
+        vectors = self._vectors(persona.slug, check_slug(project), snap)
+        ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors)
+        if not query.strip():
             return ranked[:limit]
+        wanted, floor = set(terms(query)), self.policy.search_meaning
 
-        def matches(lesson: Lesson) -> bool:
-            have = features(lesson.text)
-            return bool(terms & (have.words | have.values | have.names)) or phrase in lesson.text.lower()
+        def about(hit: Scored) -> bool:  # its own words or its meaning; a neighbour's words do not make a hit
+            return hit.parts.meaning >= floor or (
+                hit.parts.keyword > 0 and not wanted.isdisjoint(terms(hit.lesson.text))
+            )
 
-        return [lesson for lesson in ranked if matches(lesson)][:limit]
+        return [hit for hit in ranked if about(hit)][:limit]
 
     def projects(self, persona: Persona) -> list[str]:
         """Project slugs this persona has a memory file for."""
@@ -235,17 +254,20 @@ class MemoryService:
         if not texts:
             return []
         live = self._snapshot(persona, project).live
-        hints = advise(self.llm, persona, project, texts, live) if self.policy.use_model_for_curation else {}
+        table = self._embedded(persona.slug, project, [*texts, *(lesson.text for lesson in live)])
+        hints = advise(self.llm, persona, project, texts, live, table) if self.policy.use_model_for_curation else {}
         outcomes: list[Recorded] = []
 
         def change(text: str) -> str:
             title = f"{persona.name} · memory for {project}"
             base = self._cache.document(persona.slug, project, text) if text else new_document(title)
-            doc, done = record_all(base, texts, hints, entry, allow_skip=allow_skip)
+            doc, done = record_all(base, texts, hints, entry, table, allow_skip=allow_skip)
             outcomes[:] = done
             return doc.render() if any(outcome.action != "skip" for outcome in done) else text
 
         new_text = self.store.update(persona.slug, project, change)
+        if table is not None:
+            self._keep_vectors(persona.slug, project, table, new_text)
         for outcome in outcomes:
             if outcome.action == "skip":
                 log.info("%s did not record a lesson on %s: %s", persona.name, project, outcome.reason)
@@ -263,6 +285,58 @@ class MemoryService:
         if reason:
             log.info("%s's reflection on %s dropped %r: %s", persona.name, project, text, reason)
         return reason is not None
+
+    def backfill(self, persona_slug: str, project: str) -> int:
+        """Embed the live lessons that have no stored vector (hand edits) and store them; returns how many."""
+        if self.recall.encoder is None:
+            return 0
+        project = check_slug(project)
+        snap = self._cache.snapshot(persona_slug, project, self.store.read(persona_slug, project))
+        before = self._stored(persona_slug, project, reload=True)
+        table = self._embedded(persona_slug, project, [lesson.text for lesson in snap.live])
+        if table is None or table is before:
+            return 0
+        self._keep_vectors(persona_slug, project, table, snap.text)
+        return len(table) - len(before)
+
+    def _vectors(self, persona_slug: str, project: str, snap: Snapshot) -> LessonVectors | None:
+        """The stored vectors of the snapshot's live lessons (None without an encoder); never embeds a lesson."""
+        if self.recall.encoder is None or not snap.live:
+            return None
+        vectors = snap.vectors(self._stored(persona_slug, project))
+        if not vectors.complete and not snap.vectors_checked:
+            snap.vectors_checked = True  # first seen without some vectors: another process may have stored them
+            vectors = snap.vectors(self._stored(persona_slug, project, reload=True))
+            if not vectors.complete:
+                self._backfill.request(persona_slug, project)
+        return vectors
+
+    def _stored(self, persona_slug: str, project: str, *, reload: bool = False) -> VectorTable:
+        key = (persona_slug, project)
+        table = self._tables.get(key)
+        if table is None or reload:
+            table = self._tables[key] = self.store.read_vectors(persona_slug, project)
+        return table
+
+    def _embedded(self, persona_slug: str, project: str, texts: Sequence[str]) -> VectorTable | None:
+        """The stored table plus vectors for those of `texts` it lacks (None without an encoder)."""
+        if self.recall.encoder is None:
+            return None
+        table = self._stored(persona_slug, project)
+        missing = table.missing(texts)
+        if missing:
+            table = self._stored(persona_slug, project, reload=True)
+            missing = table.missing(texts)
+        vectors = self.recall.embed(missing) if missing else None
+        return table.with_texts(missing, vectors) if vectors is not None else table
+
+    def _keep_vectors(self, persona_slug: str, project: str, table: VectorTable, text: str) -> None:
+        """Store the vectors of the file's live lessons; rows of lessons no longer there are dropped."""
+        live = self._cache.snapshot(persona_slug, project, text).live
+        keys = frozenset(vector_key(lesson.text) for lesson in live)
+        kept = table.only(keys)
+        self.store.save_vectors(persona_slug, project, kept, keep=keys if len(kept) < len(table) else None)
+        self._tables[(persona_slug, project)] = kept
 
     def _snapshot(self, persona: Persona, project: str) -> Snapshot:
         project = check_slug(project)

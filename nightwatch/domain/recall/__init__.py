@@ -1,10 +1,27 @@
 """Recall: which lessons matter for a topic, and which of them fit a token budget.
 
-A keyword index (BM25 over stemmed terms) scored with recency and use, then packed under the budget.
+Keywords (BM25 over stemmed terms) and meaning (stored lesson vectors against the query's) are fused, scored with
+recency and use, then packed under the budget. Lesson vectors are made once, at write time, keyed by their text.
 """
 
+from nightwatch.domain.recall.fusion import RecallWeights
 from nightwatch.domain.recall.keywords import STOP_WORDS, terms
-from nightwatch.domain.recall.ranking import Recall
+from nightwatch.domain.recall.meaning import LessonVectors, Matrix, VectorTable, nearest, unit_rows, vector_key
+from nightwatch.domain.recall.ranking import Recall, Scored, ScoreParts
 from nightwatch.domain.recall.stemmer import stem
 
-__all__ = ["STOP_WORDS", "Recall", "stem", "terms"]
+__all__ = [
+    "STOP_WORDS",
+    "LessonVectors",
+    "Matrix",
+    "Recall",
+    "RecallWeights",
+    "ScoreParts",
+    "Scored",
+    "VectorTable",
+    "nearest",
+    "stem",
+    "terms",
+    "unit_rows",
+    "vector_key",
+]

@@ -4,16 +4,19 @@ The `text` field is the lesson itself. The `context` field is the text of the le
 interaction (same time and link, near it in the file): a lesson such as "Yes, and it failed again on Friday" says
 little alone, and its neighbours say what "it" is. Context counts for less than the lesson's own words.
 
-Built once per lesson set (Recall caches it). Each term's posting list already holds both fields' weighted BM25
-impact for each lesson, so a query only adds up the postings of its own terms.
+Built once per lesson set (Recall caches it), with numpy over (lesson, term, count) arrays: 10,000 lessons take a
+few hundred milliseconds. Each term's posting list already holds both fields' weighted BM25 impact for each lesson,
+so a query only adds up the postings of its own terms.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
 
 from nightwatch.domain.models import Lesson
 
@@ -30,34 +33,59 @@ class KeywordWeights:
     max_query_terms: int = 32  # a long query (a whole thread) keeps its most telling terms: read time stays flat
 
 
-def _field_weights(docs: Sequence[Counter[str]], k1: float, b: float) -> tuple[list[dict[str, float]], Counter[str]]:
-    """Each doc's saturated BM25 term weights in one field, and each term's document frequency there."""
-    lengths = [sum(doc.values()) for doc in docs]
-    average = (sum(lengths) / len(lengths)) if lengths and sum(lengths) else 1.0
-    weights = []
-    frequency: Counter[str] = Counter()
-    for doc, length in zip(docs, lengths, strict=True):
-        norm = k1 * (1.0 - b + b * length / average)
-        weights.append({term: tf * (k1 + 1.0) / (tf + norm) for term, tf in doc.items()})
-        frequency.update(doc.keys())
-    return weights, frequency
+Ints = NDArray[np.int64]
+Floats = NDArray[np.float64]
 
 
-def _idf(frequency: Counter[str], total: int) -> dict[str, float]:
-    return {term: math.log(1.0 + (total - df + 0.5) / (df + 0.5)) for term, df in frequency.items()}
+@dataclass(frozen=True, eq=False)
+class _Field:
+    """One field as unique (lesson, term) rows with the term's count in that lesson."""
+
+    docs: Ints
+    terms: Ints
+    counts: Floats
+
+    @classmethod
+    def of(cls, docs: Ints, terms: Ints, counts: Floats, vocabulary: int) -> _Field:
+        """Rows summed per (lesson, term)."""
+        keys, inverse = np.unique(docs * vocabulary + terms, return_inverse=True)
+        summed: Floats = np.bincount(inverse, weights=counts, minlength=len(keys)).astype(np.float64)
+        return cls(keys // vocabulary, keys % vocabulary, summed)
+
+    def impacts(self, size: int, vocabulary: int, k1: float, b: float) -> tuple[Floats, Floats]:
+        """Each row's saturated BM25 weight times its term's idf, and every term's idf in this field."""
+        lengths = np.bincount(self.docs, weights=self.counts, minlength=size)
+        average = lengths.mean() if size and lengths.sum() else 1.0
+        norm = k1 * (1.0 - b + b * lengths[self.docs] / average)
+        frequency = np.bincount(self.terms, minlength=vocabulary)
+        idf = np.log(1.0 + (size - frequency + 0.5) / (frequency + 0.5))
+        return self.counts * (k1 + 1.0) / (self.counts + norm) * idf[self.terms], np.where(frequency > 0, idf, 0.0)
 
 
-def _neighbours(lessons: Sequence[Lesson], window: int) -> list[list[int]]:
-    """For each lesson, the positions of lessons near it that were recorded in the same interaction."""
-    found: list[list[int]] = []
-    for i, lesson in enumerate(lessons):
-        near = [
-            j
-            for j in range(max(0, i - window), min(len(lessons), i + window + 1))
-            if j != i and lessons[j].recorded_at == lesson.recorded_at and lessons[j].link == lesson.link
-        ]
-        found.append(near)
-    return found
+def _context(own: _Field, pairs: tuple[Ints, Ints], size: int, vocabulary: int) -> _Field:
+    """Each lesson's context field: the rows of its neighbours, moved to it."""
+    starts = np.searchsorted(own.docs, np.arange(size + 1))  # own rows are sorted by lesson
+    to, frm = pairs
+    spans = starts[frm + 1] - starts[frm]
+    rows = np.repeat(starts[frm] - np.cumsum(spans) + spans, spans) + np.arange(spans.sum())
+    return _Field.of(np.repeat(to, spans), own.terms[rows], own.counts[rows], vocabulary)
+
+
+def _neighbours(lessons: Sequence[Lesson], window: int) -> tuple[Ints, Ints]:
+    """(lesson, neighbour) position pairs: lessons near each other recorded in the same interaction."""
+    stamps = np.array([lesson.recorded_at.timestamp() for lesson in lessons])
+    links: dict[str | None, int] = {}
+    link = np.array([links.setdefault(lesson.link, len(links)) for lesson in lessons], dtype=np.int64)
+    positions = np.arange(len(lessons), dtype=np.int64)
+    found = []
+    for offset in (*range(-window, 0), *range(1, window + 1)):
+        mine = positions[max(0, -offset) : len(lessons) - max(0, offset)]
+        theirs = mine + offset
+        same = (stamps[mine] == stamps[theirs]) & (link[mine] == link[theirs])
+        found.append(np.stack([mine[same], theirs[same]]))
+    pairs = np.concatenate(found, axis=1) if found else np.zeros((2, 0), dtype=np.int64)
+    order = np.lexsort((pairs[1], pairs[0]))
+    return pairs[0][order], pairs[1][order]
 
 
 class LessonIndex:
@@ -66,49 +94,42 @@ class LessonIndex:
     def __init__(self, lessons: Sequence[Lesson], analysed: Sequence[Sequence[str]], weights: KeywordWeights) -> None:
         self.weights = weights
         self.size = len(lessons)
-        self.neighbours = _neighbours(lessons, weights.context_window)
-        own = [Counter(doc) for doc in analysed]
-        context: list[Counter[str]] = []
-        for near in self.neighbours:
-            merged: Counter[str] = Counter()
-            for j in near:
-                merged.update(own[j])
-            context.append(merged)
-        own_weights, own_frequency = _field_weights(own, weights.k1, weights.b)
-        near_weights, near_frequency = _field_weights(context, weights.k1, weights.b)
-        own_idf, near_idf = _idf(own_frequency, self.size), _idf(near_frequency, self.size)
-        self._rarity = {**near_idf, **own_idf}  # a term's own-text idf when it has one
-        self._postings: dict[str, tuple[list[int], list[float]]] = {}
-        share = weights.context_weight
-        for number, (mine, nearby) in enumerate(zip(own_weights, near_weights, strict=True)):
-            impacts = {term: weight * own_idf[term] for term, weight in mine.items()}
-            for term, weight in nearby.items():
-                impacts[term] = impacts.get(term, 0.0) + share * weight * near_idf[term]
-            for term, impact in impacts.items():
-                numbers, values = self._postings.setdefault(term, ([], []))
-                numbers.append(number)
-                values.append(impact)
+        self.pairs = _neighbours(lessons, weights.context_window)  # (lesson, neighbour) positions
+        self._vocabulary: dict[str, int] = {}
+        ids = [[self._vocabulary.setdefault(term, len(self._vocabulary)) for term in doc] for doc in analysed]
+        vocabulary = max(len(self._vocabulary), 1)
+        docs = np.repeat(np.arange(self.size, dtype=np.int64), [len(doc) for doc in ids])
+        own = _Field.of(docs, np.array([i for doc in ids for i in doc], dtype=np.int64), np.ones(len(docs)), vocabulary)
+        near = _context(own, self.pairs, self.size, vocabulary)
+        own_impacts, own_idf = own.impacts(self.size, vocabulary, weights.k1, weights.b)
+        near_impacts, near_idf = near.impacts(self.size, vocabulary, weights.k1, weights.b)
+        self._rarity = np.where(own_idf > 0, own_idf, near_idf)  # a term's own-text idf when it has one
+        merged = _Field.of(
+            np.concatenate([own.docs, near.docs]),
+            np.concatenate([own.terms, near.terms]),
+            np.concatenate([own_impacts, weights.context_weight * near_impacts]),
+            vocabulary,
+        )
+        order = np.argsort(merged.terms, kind="stable")
+        self._docs = merged.docs[order].astype(np.int32)
+        self._impacts = merged.counts[order].astype(np.float32)
+        self._starts = np.searchsorted(merged.terms[order], np.arange(vocabulary + 1))
 
-    def scores(self, query_terms: Iterable[str]) -> list[float]:
+    def scores(self, query_terms: Iterable[str]) -> NDArray[np.float32]:
         """Relevance of each lesson (by position) to the query; 0.0 where they share no term."""
-        result = [0.0] * self.size
+        result = np.zeros(self.size, dtype=np.float32)
         for term, repeat in self._telling_terms(query_terms):
-            numbers, impacts = self._postings[term]
-            if repeat == 1.0:
-                for number, impact in zip(numbers, impacts, strict=True):
-                    result[number] += impact
-            else:
-                for number, impact in zip(numbers, impacts, strict=True):
-                    result[number] += impact * repeat
+            start, end = self._starts[term], self._starts[term + 1]
+            result[self._docs[start:end]] += self._impacts[start:end] * np.float32(repeat)  # each lesson once
         return result
 
-    def _telling_terms(self, query_terms: Iterable[str]) -> list[tuple[str, float]]:
+    def _telling_terms(self, query_terms: Iterable[str]) -> list[tuple[int, float]]:
         """The query's known terms with their (saturated) repeat counts, rarest first, at most max_query_terms."""
         saturation = self.weights.query_saturation
         known = [
-            (term, min(float(count), saturation))
+            (self._vocabulary[term], min(float(count), saturation))
             for term, count in Counter(query_terms).items()
-            if term in self._rarity
+            if term in self._vocabulary
         ]
-        known.sort(key=lambda pair: -pair[1] * self._rarity[pair[0]])
+        known.sort(key=lambda pair: -pair[1] * float(self._rarity[pair[0]]))
         return known[: self.weights.max_query_terms]

@@ -8,6 +8,7 @@ naming the exact file or version matches it best, and a query naming one part st
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from nightwatch.domain.recall.stemmer import stem
 
@@ -71,12 +72,15 @@ def _split_part(part: str) -> list[str]:
     return _word_terms(part.lower())
 
 
+@lru_cache(maxsize=131072)
+def _token_terms(raw: str) -> tuple[str, ...]:
+    """The terms of one token (cached: a memory's words repeat, and stemming is the costly part)."""
+    return tuple(_split_part(raw) if _PART.fullmatch(raw) else _compound_terms(raw))
+
+
 def terms(text: str) -> list[str]:
     """Return the index terms of `text`, in order, repeats kept (term frequency matters)."""
     found: list[str] = []
     for raw in _COMPOUND.findall(_APOSTROPHE.sub("", _POSSESSIVE.sub("", text))):
-        if _PART.fullmatch(raw):
-            found.extend(_split_part(raw))
-        else:
-            found.extend(_compound_terms(raw))
+        found.extend(_token_terms(raw))
     return found

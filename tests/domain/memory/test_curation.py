@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.errors import InvalidInputError, LLMUnavailableError
-from nightwatch.domain.memory.curation import decide, is_duplicate, parse_curation
+from nightwatch.domain.memory.curation import Curation, decide, is_duplicate, neighbours, parse_curation
 from nightwatch.domain.memory.format import UNDATED, lesson_id, parse
 from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
@@ -70,14 +70,19 @@ def test_lessons_differing_in_a_specific_are_not_duplicates(a: str, b: str) -> N
     assert not is_duplicate(b, a)
 
 
+def rule(candidate: str, existing: list[Lesson]) -> Curation:
+    """The rule by shared words, as for lessons that have no vectors."""
+    return decide(candidate, existing, neighbours(candidate, None, existing, None))
+
+
 def test_deterministic_rule_merges_supersedes_or_creates() -> None:
     old = [_lesson("Retry flaky tests 3 times."), _lesson("The auth module couples to the session store.")]
-    assert decide("Retry flaky tests 3 times!", old).action == "merge"
-    assert decide("Retry flaky tests 5 times.", old) == decide("Retry flaky tests 5 times.", old[:1])
-    assert decide("Retry flaky tests 5 times.", old).target == old[0].id
-    assert decide("Retry flaky tests 5 times.", old).action == "supersede"
-    assert decide("The billing module couples to the session store.", old).action == "create"
-    assert decide("Use structured logging everywhere.", old).action == "create"
+    assert rule("Retry flaky tests 3 times!", old).action == "merge"
+    assert rule("Retry flaky tests 5 times.", old) == rule("Retry flaky tests 5 times.", old[:1])
+    assert rule("Retry flaky tests 5 times.", old).target == old[0].id
+    assert rule("Retry flaky tests 5 times.", old).action == "supersede"
+    assert rule("The billing module couples to the session store.", old).action == "create"
+    assert rule("Use structured logging everywhere.", old).action == "create"
 
 
 def test_fifty_repeats_make_one_entry_seen_fifty_times() -> None:

@@ -165,10 +165,10 @@ def test_search_finds_keyword_matches_only() -> None:
     memory.remember(CARLOS, "p", "Migrations need a rollback script.")
     memory.remember(CARLOS, "p", "The auth module couples to the session store.")
     memory.remember(CARLOS, "p", "Pin the CI image to node 20.11.")
-    assert [lesson.text for lesson in memory.search(CARLOS, "p", "migration rollback")] == [
+    assert [hit.lesson.text for hit in memory.search(CARLOS, "p", "migration rollback")] == [
         "Migrations need a rollback script."
     ]
-    assert [lesson.text for lesson in memory.search(CARLOS, "p", "20.11")] == ["Pin the CI image to node 20.11."]
+    assert [hit.lesson.text for hit in memory.search(CARLOS, "p", "20.11")] == ["Pin the CI image to node 20.11."]
     assert memory.search(CARLOS, "p", "kubernetes") == []
     assert len(memory.search(CARLOS, "p", "", limit=2)) == 2
 

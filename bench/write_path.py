@@ -1,0 +1,170 @@
+"""The write path: every memory of a data set recorded through MemoryService.remember, then read back.
+
+    python -m bench.retrieval --write-path      (or: python -m bench.write_path --dataset FILE.jsonl)
+
+Each case's memories go through `remember` in `created_at` order, with a clock that returns the memory's date, into
+a FileMemoryStore in a temporary folder, with the offline model (curation by the deterministic rule) unless a model
+is given. Compaction is left out (the line limit is raised): this measures curation. Then, at the case's newest date,
+each query is read as a persona's turn reads it (`MemoryService.read` under --budget tokens). Reported:
+
+- duplicates merged: `duplicates` pairs whose second memory was merged into the first;
+- not-duplicates kept apart: `not_duplicates` pairs where neither was merged into or superseded by the other (a
+  third, later lesson may still supersede one of them);
+- stale left out: `stale` memories of a query that are not in the block injected for it;
+- block recall: the share of a query's `relevant` memories inside that block.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from bench.retrieval_data import Case, load
+from bench.vectors import CachedEncoder
+from nightwatch.adapters.memory_files import FileMemoryStore
+from nightwatch.adapters.offline import OfflineLLM
+from nightwatch.domain.errors import InvalidInputError
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.models import Persona
+from nightwatch.domain.personas import persona_slug, project_slug
+from nightwatch.domain.ports import LLM
+from nightwatch.domain.recall import Recall
+
+
+class SettableClock:
+    def __init__(self) -> None:
+        self.at = datetime.now().astimezone()
+
+    def now(self) -> datetime:
+        return self.at
+
+
+class InlineBackfill:
+    """A bench has no use for a background thread: every lesson is written through `remember`."""
+
+    def request(self, persona_slug: str, project: str) -> None:
+        return None
+
+
+@dataclass
+class Counts:
+    merged: int = 0
+    duplicates: int = 0
+    kept_apart: int = 0
+    not_duplicates: int = 0
+    stale_out: int = 0
+    stale: int = 0
+    found: float = 0.0
+    queries: int = 0
+    refused: list[str] = field(default_factory=list)
+
+    def report(self) -> dict[str, Any]:
+        def share(part: float, whole: int) -> float | None:
+            return round(part / whole, 4) if whole else None
+
+        return {
+            "duplicates_merged": share(self.merged, self.duplicates),
+            "not_duplicates_kept": share(self.kept_apart, self.not_duplicates),
+            "stale_left_out": share(self.stale_out, self.stale),
+            "block_recall": share(self.found, self.queries),
+            "pairs": {"duplicates": self.duplicates, "not_duplicates": self.not_duplicates, "stale": self.stale},
+            "refused": len(self.refused),
+        }
+
+
+def record_case(memory: MemoryService, clock: SettableClock, case: Case, counts: Counts) -> dict[str, str]:
+    """Remember every memory in date order; returns each memory id's lesson id ('' when refused)."""
+    persona = Persona(name=case.persona, slug=persona_slug(case.persona), role="team member")
+    project = project_slug(case.project)
+    lesson_of: dict[str, str] = {}
+    for item in sorted(case.memories, key=lambda m: m.recorded_at):
+        clock.at = item.recorded_at
+        try:
+            lesson_of[item.id] = memory.remember(persona, project, item.text, kind="bench").id
+        except InvalidInputError as err:
+            lesson_of[item.id] = ""
+            counts.refused.append(f"{case.id}/{item.id}: {err}")
+    return lesson_of
+
+
+def judge_case(memory: MemoryService, clock: SettableClock, case: Case, lesson_of: dict[str, str],
+               counts: Counts) -> None:  # fmt: skip
+    persona = Persona(name=case.persona, slug=persona_slug(case.persona), role="team member")
+    project = project_slug(case.project)
+    replaced_by = {lesson.id: lesson.superseded_by for lesson in memory.history(persona, project)}
+    for a, b in case.duplicates:
+        counts.duplicates += 1
+        counts.merged += bool(lesson_of[a]) and lesson_of[a] == lesson_of[b]
+    for a, b in case.not_duplicates:
+        first, second = lesson_of[a], lesson_of[b]
+        counts.not_duplicates += 1
+        apart = first != second and replaced_by.get(first) != second and replaced_by.get(second) != first
+        counts.kept_apart += apart
+    clock.at = case.now
+    for query in case.queries:
+        if not query.relevant and not query.stale:
+            continue
+        block = {lesson.id for lesson in memory.read(persona, project, query.text).lessons}
+        for stale in query.stale:
+            counts.stale += 1
+            counts.stale_out += lesson_of[stale] not in block
+        if query.relevant:
+            counts.queries += 1
+            counts.found += sum(lesson_of[r] in block for r in query.relevant) / len(query.relevant)
+
+
+def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: CachedEncoder | None = None,
+            split: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """The write-path figures over one data set (or one half of it)."""
+    cases = [case for case in load(path) if split is None or case.split == split]
+    encoder = encoder or CachedEncoder()
+    counts = Counts()
+    with tempfile.TemporaryDirectory(prefix="nightwatch-write-path-") as home:
+        clock = SettableClock()
+        policy = MemoryPolicy(token_budget=budget, max_lines=10**9, use_model_for_curation=llm is not None)
+        memory = MemoryService(
+            store=FileMemoryStore(Path(home)),
+            llm=llm or OfflineLLM(),
+            clock=clock,
+            recall=Recall(encoder=encoder),
+            policy=policy,
+            backfill=InlineBackfill(),
+        )
+        for case in cases:
+            judge_case(memory, clock, case, record_case(memory, clock, case, counts), counts)
+    return {"dataset": path, "budget": budget, "model": "advice" if llm else "offline rule", **counts.report()}
+
+
+def summary(result: dict[str, Any]) -> str:
+    def cell(value: float | None) -> str:
+        return "-" if value is None else f"{value:.4f}"
+
+    pairs = result["pairs"]
+    return (
+        f"write path, {result['dataset']} ({result['model']}, block of {result['budget']} tokens): "
+        f"duplicates merged {cell(result['duplicates_merged'])} of {pairs['duplicates']}, "
+        f"not-duplicates kept apart {cell(result['not_duplicates_kept'])} of {pairs['not_duplicates']}, "
+        f"stale left out of the block {cell(result['stale_left_out'])} of {pairs['stale']}, "
+        f"block recall {cell(result['block_recall'])}; {result['refused']} memories refused by the junk guard"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Write-path benchmark: remember every memory, then read.")
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--budget", type=int, default=1000)
+    parser.add_argument("--split", choices=("tune", "report"), help="only the cases of this half")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    result = measure(args.dataset, args.budget, split=args.split)
+    print(json.dumps(result) if args.json else summary(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

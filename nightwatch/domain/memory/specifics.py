@@ -1,0 +1,165 @@
+"""What a lesson says: its subject words, and the specifics two lessons must share to say the same thing.
+
+Specifics are numbers (a unit glued on or not: "300ms" and "300 ms" are one value), dates, versions, weekdays and
+months, file and component names, and decisions (approve vs reject, enable vs disable, always vs never, do vs do not).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from nightwatch.domain.recall import stem
+
+_TOKEN = re.compile(r"`[^`]+`|v?\d+(?:[.\-/:]\d+)*[a-z%]*|[A-Za-z_][A-Za-z0-9_]*(?:[-./:][A-Za-z0-9_]+)*")
+_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
+_ACRONYMS = re.compile(r"^[A-Z]{2,}s$")  # PRs, APIs: plural acronyms, not identifiers
+# A kebab-case word is a component's name when it ends like one (charge-api, cart-service); else it is prose.
+_COMPONENT_ENDS = frozenset(
+    "api apis app bot cli client cluster console db gateway job proxy queue server service svc ui web worker".split()
+)
+_PREFIXES = frozenset("anti co cross inter intra mid multi non per post pre re self sub".split())
+_NUMBER_WORDS = {
+    word: str(number)
+    for number, word in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
+    if word != "one"  # "one of them", "the one": too often not a number
+}
+# Words that say a lesson replaces what was true before ("moved to Thursdays", "is now 4", "no longer").
+CHANGE = re.compile(
+    r"\b(?:now|no longer|anymore|any more|from now on|going forward|as of|moved|moves|switched|replaced|"
+    r"bumped|upgraded|downgraded|raised|lowered|retired|reverted|deprecated|migrated|dropped|"
+    r"(?:is|are) (?:back|gone)|(?:was|were) never|leaving|shrank|relaxed|tightened|"
+    r"(?:cut|changed|reduced|increased|extended|shortened) to)\b",
+    re.IGNORECASE,
+)
+_UNIT = re.compile(r"^v|[a-z%]+$")
+_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
+
+# Narrower than recall's stop words (keywords.STOP_WORDS): "together", "last", "next" or "whole" can be what a
+# lesson is about, and two lessons that differ in them are not restatements.
+_FUNCTION_WORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below between
+    both but by ca can could did do does doing down during each either else etc even ever every few for from further
+    had has have having he her here hers him his how i if in into is it its itself just let lets may me might more
+    most much must my myself nor now of off on once one only or other our ours out over own per same sha she should
+    so some such than that the their them then there these they this those through thus to too under until up upon
+    us very via was we were what when where which while who whom whose why will with wo would yet you your""".split()
+)
+_WEEKDAYS_MONTHS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+    september october november december""".split()
+)
+_NEGATORS = frozenset({"not", "no", "never", "cannot", "avoid", "without", "stop"})
+_AXES = {
+    "approve": ("approve", "approved", "approves", "approving", "accept", "accepted", "accepts"),
+    "-approve": ("reject", "rejected", "rejects", "rejecting", "decline", "declined", "declines"),
+    "enable": ("enable", "enabled", "enables", "enabling"),
+    "-enable": ("disable", "disabled", "disables", "disabling"),
+    "always": ("always",),
+    "-always": ("never",),
+    "allow": ("allow", "allowed", "allows", "permit", "permitted", "permits"),
+    "-allow": ("deny", "denied", "denies", "block", "blocked", "blocks", "forbid", "forbidden", "ban", "banned"),
+    "include": ("include", "included", "includes", "add", "added", "adds"),
+    "-include": ("exclude", "excluded", "excludes", "remove", "removed", "removes", "drop", "dropped"),
+    "raise": ("increase", "increased", "increases", "raise", "raised", "raises"),
+    "-raise": ("decrease", "decreased", "decreases", "reduce", "reduced", "reduces", "lower", "lowered", "lowers"),
+    "pass": ("pass", "passed", "passes", "passing", "works", "fixed", "stable"),
+    "-pass": ("fail", "failed", "fails", "failing", "broken", "breaks", "flaky"),
+    "require": ("require", "required", "requires", "mandatory"),
+    "-require": ("optional",),
+    "before": ("before",),
+    "-before": ("after",),
+    "true": ("true", "yes"),
+    "-true": ("false",),
+}
+_POLARITY = {word: axis for axis, words in _AXES.items() for word in words}
+
+
+@dataclass(frozen=True)
+class Features:
+    """What a lesson says, split into its subject words and the specifics that must match for a restatement."""
+
+    words: frozenset[str]
+    values: frozenset[str]
+    names: frozenset[str]
+    decisions: frozenset[str]
+    negated: bool
+
+
+@lru_cache(maxsize=65536)
+def features(text: str) -> Features:
+    """Split a lesson into content words (stemmed), values, names, decision words and negation."""
+    words: set[str] = set()
+    values: set[str] = set()
+    names: set[str] = set()
+    decisions: set[str] = set()
+    negations = 0
+    for token in _TOKEN.findall(_NOT.sub(" not", text.replace("’", "'"))):
+        lower = token.lower().strip("`")
+        numeric = lower[:1].isdigit() or (lower[:1] == "v" and lower[1:2].isdigit())
+        if numeric:  # "42", "v2.3", "300ms": the number is the value, a unit or a "v" around it is not
+            values.add(_UNIT.sub("", lower))
+        elif "-" in lower and not token.startswith("`") and not _is_component(lower):
+            _prose(lower.split("-"), words, decisions)  # read-only, hand-rolled: words, not a name
+        elif _is_name(token, lower):
+            names.add(lower)
+        elif lower in _NUMBER_WORDS:
+            values.add(_NUMBER_WORDS[lower])
+        elif lower.rstrip("s") in _WEEKDAYS_MONTHS and (lower != "may" or token[0] == "M"):
+            values.add(lower.rstrip("s"))
+        else:
+            negations += lower in _NEGATORS
+            if lower in _POLARITY:
+                decisions.add(_POLARITY[lower])
+            elif lower not in _FUNCTION_WORDS and lower not in _NEGATORS:
+                words.add(stem(lower))
+    return Features(frozenset(words), frozenset(values), frozenset(names), frozenset(decisions), negations % 2 == 1)
+
+
+def _is_component(kebab: str) -> bool:
+    """cart-service, charge-api are components; cross-service, per-service are prose."""
+    first, last = kebab.split("-", 1)[0], kebab.rsplit("-", 1)[1]
+    return last in _COMPONENT_ENDS and first not in _PREFIXES
+
+
+def _is_name(token: str, lower: str) -> bool:
+    """File and component names: code, camelCase, dotted, snake_case, kebab-case components, words with digits."""
+    if token.startswith("`") or any(mark in lower for mark in "./_:-") or any(c.isdigit() for c in lower):
+        return True  # "service12", "ec2", "p95" are names
+    return bool(_CAMEL.search(token)) and not _ACRONYMS.match(token)
+
+
+def _prose(parts: list[str], words: set[str], decisions: set[str]) -> None:
+    for part in parts:
+        if part in _POLARITY:
+            decisions.add(_POLARITY[part])
+        elif part and part not in _FUNCTION_WORDS and part not in _NEGATORS:
+            words.add(stem(part))
+
+
+def says_change(text: str) -> bool:
+    """Whether the lesson says something changed (a newer lesson replacing an older one)."""
+    return CHANGE.search(text) is not None
+
+
+def flips(fa: Features, fb: Features) -> bool:
+    """Whether a decision only one lesson makes is the opposite of one only the other makes (always/never...)."""
+    pairs = ((mine, theirs) for mine in fa.decisions - fb.decisions for theirs in fb.decisions - fa.decisions)
+    return any(mine.lstrip("-") == theirs.lstrip("-") for mine, theirs in pairs)
+
+
+def same_specifics(fa: Features, fb: Features) -> bool:
+    """Whether two lessons agree on every number, name and decision."""
+    return fa.values == fb.values and fa.names == fb.names and not conflict(fa, fb)
+
+
+def conflict(fa: Features, fb: Features) -> bool:
+    """Whether one lesson reverses the other: one is negated and the other not, or a decision flips."""
+    return fa.negated != fb.negated or flips(fa, fb)
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard overlap of two word sets."""
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0

@@ -1,0 +1,125 @@
+"""Meaning: one unit vector per lesson, computed once when the lesson is written and kept beside the memory.
+
+Vectors come from the Embedder port (all-MiniLM-L6-v2 in production) and are keyed by a hash of the lesson's exact
+text, so a vector stays valid while its text does, whatever else changes in the file (hand edits of other lines,
+compaction, a rename of the persona). A read embeds only the query; a lesson without a stored vector (typed in by
+hand since the last write) scores on keywords alone until a write or a backfill embeds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import NDArray
+
+Matrix = NDArray[np.float32]
+
+
+def vector_key(text: str) -> str:
+    """The key of a text's vector: 16 hex characters of a hash of the exact text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def unit_rows(matrix: Matrix) -> Matrix:
+    """The rows scaled to length 1 (zero rows stay zero), as contiguous float32."""
+    matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    scaled: Matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return scaled
+
+
+@dataclass(frozen=True, eq=False)
+class VectorTable:
+    """The vectors a memory keeps: one row of `matrix` per key (see vector_key)."""
+
+    keys: tuple[str, ...]
+    matrix: Matrix
+
+    @classmethod
+    def empty(cls, dimensions: int = 0) -> VectorTable:
+        return cls((), np.zeros((0, dimensions), dtype=np.float32))
+
+    @cached_property
+    def rows(self) -> dict[str, int]:
+        return {key: row for row, key in enumerate(self.keys)}
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.matrix.shape[1])
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.rows
+
+    def missing(self, texts: Iterable[str]) -> list[str]:
+        """The texts (each once, in order) that have no vector here."""
+        return [text for text in dict.fromkeys(texts) if vector_key(text) not in self.rows]
+
+    def with_texts(self, texts: Sequence[str], matrix: Matrix) -> VectorTable:
+        """This table plus the vectors of `texts` (a text already here keeps its vector)."""
+        fresh = {vector_key(text): row for row, text in enumerate(texts)}
+        new = [(key, row) for key, row in fresh.items() if key not in self.rows]
+        if not new:
+            return self
+        added = unit_rows(matrix[[row for _, row in new]])
+        base = self.matrix if len(self.keys) else np.zeros((0, added.shape[1]), dtype=np.float32)
+        return VectorTable((*self.keys, *(key for key, _ in new)), np.concatenate([base, added]))
+
+    def with_rows(self, other: VectorTable) -> VectorTable:
+        """This table plus the rows of `other` whose keys it lacks."""
+        new = [key for key in other.keys if key not in self.rows]
+        if not new:
+            return self
+        added = other.matrix[[other.rows[key] for key in new]]
+        base = self.matrix if len(self.keys) else np.zeros((0, added.shape[1]), dtype=np.float32)
+        return VectorTable((*self.keys, *new), np.concatenate([base, added]))
+
+    def only(self, keys: Iterable[str]) -> VectorTable:
+        """The rows of these keys only (what a rewrite keeps once lessons have gone)."""
+        rows = sorted({self.rows[key] for key in keys if key in self.rows})
+        if len(rows) == len(self.keys):
+            return self
+        return VectorTable(tuple(self.keys[row] for row in rows), self.matrix[rows])
+
+    def aligned(self, keys: Sequence[str]) -> LessonVectors:
+        """A matrix with one row per key, in order: its vector, or zeros where there is none."""
+        rows = np.array([self.rows.get(key, -1) for key in keys], dtype=np.int64)
+        present = rows >= 0
+        matrix = np.zeros((len(keys), max(self.dimensions, 1)), dtype=np.float32)
+        if present.any():
+            matrix[present] = self.matrix[rows[present]]
+        return LessonVectors(matrix, present)
+
+
+@dataclass(frozen=True, eq=False)
+class LessonVectors:
+    """Unit vectors aligned with a sequence of lessons; `present` is False where a lesson has none yet."""
+
+    matrix: Matrix
+    present: NDArray[np.bool_]
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.present.all())
+
+    def cosines(self, probe: Matrix) -> Matrix:
+        """Each lesson's cosine similarity to the unit vector `probe` (0 where it has no vector)."""
+        if probe.shape[0] != self.matrix.shape[1]:
+            return np.zeros(len(self.present), dtype=np.float32)
+        return self.matrix @ probe
+
+
+def nearest(probe: Matrix, vectors: LessonVectors, *, limit: int, floor: float) -> list[tuple[int, float]]:
+    """Positions of the `limit` lessons closest to `probe` with cosine >= floor, closest first, with the cosine."""
+    if not len(vectors.present):
+        return []
+    cosines = vectors.cosines(probe)
+    candidates = np.flatnonzero((cosines >= floor) & vectors.present)
+    best = candidates[np.argsort(-cosines[candidates], kind="stable")][:limit]
+    return [(int(i), float(cosines[i])) for i in best]
