@@ -188,7 +188,8 @@ def summary(result: dict[str, Any]) -> str:
     """One line for people."""
     return (
         f"read path (MemoryService.read, meaning on), {result['lessons']} lessons in one file: "
-        f"p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms (target < {result['target_p95_ms']:.0f} ms); scoring and packing alone "
+        f"p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms (target < {result['target_p95_ms']:.0f} ms); "
+        "scoring and packing alone "
         f"{result['score_ms']} ms (target < {TARGET_SCORE_MS:.0f} ms); first read in a new process, vectors stored, "
         f"{result['cold_ms']} ms (target < {TARGET_COLD_MS:.0f} ms; loading the model before it took "
         f"{result['model_load_ms']} ms); {result['injected']} lessons injected"

@@ -22,12 +22,13 @@ from bench.retrieval_data import Case, load
 from bench.vectors import CachedEncoder
 from nightwatch.domain.recall import RecallWeights
 
-GRID: dict[str, Sequence[Any]] = {  # the second, finer grid; the first spanned meaning 0.4-0.7, evidence 0-12,
-    "meaning": (0.35, 0.4, 0.45, 0.5),  # floor 0.1-0.25, context 0-0.3, relative or absolute scaling
-    "keyword_evidence": (9.0, 12.0, 16.0),
+# The last of three grids. The first two also tried a share of the neighbours' cosines (0-0.5: a little better on
+# LoCoMo, worse on the persona lessons) and scaling meaning by a perfect match instead of the query's best lesson
+# (worse on both); both are gone from RecallWeights.
+GRID: dict[str, Sequence[Any]] = {
+    "meaning": (0.35, 0.4, 0.45, 0.5, 0.6),
+    "keyword_evidence": (0.0, 6.0, 9.0, 12.0, 16.0),
     "meaning_floor": (0.05, 0.1, 0.15),
-    "meaning_context": (0.0, 0.15),
-    "meaning_relative": (True,),
 }
 
 

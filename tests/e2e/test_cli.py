@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from freezegun import freeze_time
 
+from nightwatch.adapters import embeddings
 from nightwatch.cli import main
 from tests.fake_anthropic import FakeAnthropic
 
@@ -100,6 +101,8 @@ def test_memory_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     results = json.loads(out)["results"]
     assert results[0]["id"] == lesson_id
+    assert set(results[0]["parts"]) == {"keyword", "meaning", "recency", "use"}
+    assert results[0]["parts"]["keyword"] > 0
 
     code, out, _ = run(capsys, "memory", "show", "carlos", "--project", "p")
     assert lesson_id in out
@@ -108,6 +111,22 @@ def test_memory_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "memory", "forget", "carlos", lesson_id, "--project", "p")[0] == 0
     code, out, _ = run(capsys, "memory", "show", "carlos", "--project", "p")
     assert lesson_id not in out
+
+
+@pytest.mark.skipif(not embeddings.available(), reason="the all-MiniLM-L6-v2 package is not installed")
+def test_search_finds_a_lesson_by_meaning_with_no_shared_word(capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "memory", "add", "Maya", "Rotate the signing keys after every incident.", "--project", "p")
+    run(capsys, "memory", "add", "Maya", "The cafeteria serves soup on Fridays.", "--project", "p")
+    query = "replace the secrets when something goes wrong"
+    code, out, _ = run(capsys, "memory", "search", "maya", query, "--project", "p")
+    assert code == 0
+    assert "signing keys" in out
+    assert "cafeteria" not in out
+    code, out, _ = run(capsys, "memory", "search", "maya", query, "--project", "p", "--json")
+    [hit] = json.loads(out)["results"]
+    assert hit["parts"]["keyword"] == 0
+    assert hit["parts"]["meaning"] > 0
+    assert (Path(os.environ["NIGHTWATCH_HOME"]) / "agents/maya/memories/p/main.vectors").is_file()
 
 
 def test_compaction_keeps_the_previous_version(

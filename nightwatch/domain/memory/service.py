@@ -48,7 +48,7 @@ class MemoryPolicy:
     compaction_target: int = 50
     max_lesson_chars: int = 400
     use_model_for_curation: bool = True
-    search_meaning: float = 0.3  # meaning relevance (0..1) a search hit needs when it shares no keyword
+    search_similarity: float = 0.3  # cosine a search hit needs when it shares no keyword with the query
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ class MemoryService:
         ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors)
         if not query.strip():
             return ranked[:limit]
-        wanted, floor = set(terms(query)), self.policy.search_meaning
+        wanted, floor = set(terms(query)), self.policy.search_similarity
 
         def about(hit: Scored) -> bool:  # its own words or its meaning; a neighbour's words do not make a hit
             return hit.parts.meaning >= floor or (

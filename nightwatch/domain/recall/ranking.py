@@ -52,6 +52,7 @@ class Scored:
     lesson: Lesson
     score: float
     parts: ScoreParts
+    similarity: float = 0.0  # the cosine of the lesson's vector and the query's (0 without vectors)
 
 
 class _Facts:
@@ -92,10 +93,6 @@ class _Prepared:
     index: LessonIndex
     facts: _Facts | None = None
 
-    @property
-    def pairs(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        return self.index.pairs  # (lesson, neighbour) positions of the same interaction
-
 
 @dataclass(frozen=True, eq=False)
 class _Ranking:
@@ -103,6 +100,7 @@ class _Ranking:
     totals: NDArray[np.float32]
     keyword: NDArray[np.float32]
     meaning: NDArray[np.float32]
+    similarity: NDArray[np.float32]
     recency: NDArray[np.float32]
     usage: NDArray[np.float32]
     pinned: frozenset[int]
@@ -159,6 +157,7 @@ class Recall:
                     float(ranking.recency[i]),
                     float(ranking.usage[i]),
                 ),
+                float(ranking.similarity[i]),
             )
             for i in ranking.order.tolist()
         ]
@@ -187,34 +186,29 @@ class Recall:
     ) -> _Ranking:
         empty = np.zeros(len(lessons), dtype=np.float32)
         if not lessons:
-            return _Ranking(np.zeros(0, dtype=np.int64), empty, empty, empty, empty, empty, frozenset())
+            return _Ranking(np.zeros(0, dtype=np.int64), empty, empty, empty, empty, empty, empty, frozenset())
         prepared = self._prepare(lessons)
         facts = self._facts(prepared, lessons)
         keyword = keyword_part(prepared.index.scores(terms(query)), self.weights)
         wanted = query if about is None else about
-        meaning = self._meaning(wanted, vectors, prepared) if vectors is not None and len(vectors.present) else None
+        cosines = self._cosines(wanted, vectors) if vectors is not None and len(vectors.present) else None
+        meaning = None if cosines is None or vectors is None else meaning_part(cosines, vectors.present, self.weights)
         relevance = fuse(keyword, meaning, self.weights)
         recency = facts.recency_at(now)
         totals = relevance.fused + recency + facts.usage
         # Ties keep the later lesson first: `live` is later-first and the sort is stable.
         order = facts.live[np.argsort(-totals[facts.live], kind="stable")]
-        return _Ranking(order, totals, relevance.keyword, relevance.meaning, recency, facts.usage, facts.pinned)
+        similarity = cosines if cosines is not None else empty
+        return _Ranking(
+            order, totals, relevance.keyword, relevance.meaning, similarity, recency, facts.usage, facts.pinned
+        )
 
-    def _meaning(self, query: str, vectors: LessonVectors, prepared: _Prepared) -> NDArray[np.float32] | None:
-        """Meaning relevance of each lesson to the query; None when there is no query or no encoder."""
+    def _cosines(self, query: str, vectors: LessonVectors) -> NDArray[np.float32] | None:
+        """Each lesson's cosine to the query (0 without a vector); None when there is no query or no encoder."""
         if not query.strip() or not vectors.present.any():
             return None
         probe = self._probe(query)
-        if probe is None:
-            return None
-        cosines = vectors.cosines(probe)
-        near, of = prepared.pairs
-        context = np.zeros_like(cosines)
-        if len(near):
-            counts = np.bincount(near, minlength=len(cosines))
-            sums = np.bincount(near, weights=cosines[of], minlength=len(cosines))
-            context = np.divide(sums, counts, out=np.zeros(len(cosines)), where=counts > 0).astype(np.float32)
-        return meaning_part(cosines, context, vectors.present, self.weights)
+        return None if probe is None else vectors.cosines(probe) * vectors.present
 
     def _probe(self, query: str) -> Matrix | None:
         """The query's unit vector; the personas of one turn ask with the same query, so the last few are kept."""
