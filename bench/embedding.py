@@ -4,9 +4,9 @@
 
 Over 80 one-line lessons of the kind personas record, it times batch encoding (median of --runs, lessons per
 second), one short query at a time (p50/p95 over --queries), the first call including loading the weights, and the
-peak RSS. The cold start counts importing tokenizers and safetensors for ours, torch and sentence-transformers for
-theirs. When `sentence_transformers` is importable it times the same things for it in the same run, after ours (each
-encoder's worker threads keep spinning for a while after a call, so interleaving them slows both), and reports the
+peak RSS. The cold start counts the imports each encoder makes on first use (safetensors and the tokenizer for ours,
+torch and sentence-transformers for theirs). When `sentence_transformers` is importable it times the same things for it in the same run, the two taking turns
+(with a pause between turns, as each one's worker threads keep spinning for a while after a call), and reports the
 minimum cosine between their vectors. torch is imported only for that comparison, and runs on as many threads as
 numpy's OpenBLAS (one a core unless OPENBLAS_NUM_THREADS says otherwise): a fair match.
 
@@ -37,6 +37,7 @@ from nightwatch.adapters import embeddings
 TARGET_LESSONS_PER_S = 60.0
 TARGET_QUERY_P95_MS = 25.0
 TARGET_RATIO = 1.5
+SETTLE_S = 0.3  # OpenBLAS and OpenMP workers spin up to ~0.1 s after a call before they sleep
 CORES = len(os.sched_getaffinity(0))
 # OpenBLAS's own order of settings; torch gets the same number, so the comparison is fair.
 THREADS = int(os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or CORES)
@@ -161,18 +162,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(runs: int, queries: int, report: Callable[[str], None]) -> dict[str, Any]:
-    """Time our encoder, then sentence-transformers when it is installed, and compare their vectors."""
+    """Time our encoder and, when it is installed, sentence-transformers; compare their vectors."""
     result: dict[str, Any] = {"lessons": len(LESSONS), "cores": CORES, "threads": THREADS}
     ours = embeddings.MiniLMEncoder()
-    result["numpy"] = {"cold_start_s": _timed(lambda: ours.embed(["warm up"])), **_measure(ours.embed, runs, queries)}
+    result["numpy"] = {"cold_start_s": _timed(partial(ours.embed, ["warm up"]))}
+    ours.embed(LESSONS)
     result["numpy"]["peak_rss_mb"] = _peak_rss_mb()  # before torch is imported
     result["numpy"]["imported_torch"] = "torch" in sys.modules
+    encoders: dict[str, Encode] = {"numpy": ours.embed}
     reference = _reference_encoder()
     if reference is not None:
-        cold_start, encode, versions = reference
-        result["sentence_transformers"] = {"cold_start_s": cold_start, **_measure(encode, runs, queries)}
-        result["versions"] = versions
-        cosines = np.sum(ours.embed(LESSONS) * encode(LESSONS), axis=1)
+        cold_start, encoders["sentence_transformers"], result["versions"] = reference
+        result["sentence_transformers"] = {"cold_start_s": cold_start}
+    for name, figures in _measure(encoders, runs, queries).items():
+        result[name].update(figures)
+    if reference is not None:
+        cosines = np.sum(ours.embed(LESSONS) * encoders["sentence_transformers"](LESSONS), axis=1)
         result["min_cosine"] = float(np.min(cosines))
         result["batch_time_ratio"] = result["numpy"]["batch_s"] / result["sentence_transformers"]["batch_s"]
     result["peak_rss_mb"] = _peak_rss_mb()
@@ -204,17 +209,28 @@ def _reference_encoder() -> tuple[float, Encode, dict[str, str]] | None:
     return time.perf_counter() - started, encode, versions
 
 
-def _measure(encode: Encode, runs: int, queries: int) -> dict[str, Any]:
-    """Median batch time over `runs` and single-query percentiles; one encoder at a time, so that neither
-    encoder's worker threads, still spinning after a call, slow the other's."""
-    batch = [_timed(partial(encode, LESSONS)) for _ in range(runs)]
-    single = [_timed(partial(encode, [query])) * 1000 for query in islice(cycle(QUERIES), queries)]
+def _measure(encoders: dict[str, Encode], runs: int, queries: int) -> dict[str, dict[str, Any]]:
+    """Median batch time and single-query percentiles, the encoders taking turns round by round, so that other
+    work on the machine slows both alike; a pause before each turn lets the other's worker threads stop spinning."""
+    batch: dict[str, list[float]] = {name: [] for name in encoders}
+    single: dict[str, list[float]] = {name: [] for name in encoders}
+    per_round = -(-queries // runs)
+    for _ in range(runs):
+        round_queries = list(islice(cycle(QUERIES), per_round))
+        for name, encode in encoders.items():
+            time.sleep(SETTLE_S)
+            batch[name].append(_timed(partial(encode, LESSONS)))
+            single[name] += [_timed(partial(encode, [query])) * 1000 for query in round_queries]
     return {
-        "batch_s": statistics.median(batch),
-        "batch_s_spread": [min(batch), max(batch)],
-        "lessons_per_s": len(LESSONS) / statistics.median(batch),
-        "query_p50_ms": statistics.median(single),
-        "query_p95_ms": _percentile(single, 0.95),
+        name: {
+            "batch_s": statistics.median(batch[name]),
+            "batch_s_spread": [min(batch[name]), max(batch[name])],
+            "lessons_per_s": len(LESSONS) / statistics.median(batch[name]),
+            "query_p50_ms": statistics.median(single[name]),
+            "query_p95_ms": _percentile(single[name], 0.95),
+            "queries": len(single[name]),
+        }
+        for name in encoders
     }
 
 
@@ -230,8 +246,9 @@ def _targets(result: dict[str, Any]) -> dict[str, bool]:
 
 
 def _print(result: dict[str, Any], report: Callable[[str], None]) -> None:
-    report(f"all-MiniLM-L6-v2 over {result['lessons']} lessons on {result['cores']} cores; {result['threads']} threads "
-           f"for numpy's OpenBLAS and, when compared, torch.set_num_threads")  # fmt: skip
+    threads = f"{result['threads']} thread" + ("s" if result["threads"] != 1 else "")
+    report(f"all-MiniLM-L6-v2 over {result['lessons']} lessons on {result['cores']} cores; {threads} for numpy's "
+           f"OpenBLAS and, when compared, torch.set_num_threads")  # fmt: skip
     report(f"{'':24}{'numpy (ours)':>16}{'sentence-transf.':>18}   target")
     reference = result.get("sentence_transformers", {})
     rows = (

