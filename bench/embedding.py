@@ -5,10 +5,11 @@
 Over 80 one-line lessons of the kind personas record, it times batch encoding (median of --runs, lessons per
 second), one short query at a time (p50/p95 over --queries), the first call including loading the weights, and the
 peak RSS. The cold start counts the imports each encoder makes on first use (safetensors and the tokenizer for ours,
-torch and sentence-transformers for theirs). When `sentence_transformers` is importable it times the same things for it in the same run, the two taking turns
-(with a pause between turns, as each one's worker threads keep spinning for a while after a call), and reports the
-minimum cosine between their vectors. torch is imported only for that comparison, and runs on as many threads as
-numpy's OpenBLAS (one a core unless OPENBLAS_NUM_THREADS says otherwise): a fair match.
+torch and sentence-transformers for theirs). When `sentence_transformers` is importable it times the same things
+for it in the same run, the two taking turns (with a pause between turns, as each one's worker threads keep
+spinning for a while after a call), and reports the minimum cosine between their vectors. torch is imported only
+for that comparison, and runs on as many threads as numpy's OpenBLAS (one a core unless OPENBLAS_NUM_THREADS says
+otherwise): a fair match.
 
 Targets on a 2-core machine: at least 60 lessons/s batched, query p95 at most 25 ms, batch time at most 1.5x
 sentence-transformers'. Exit status 1 when a target is missed.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,11 +96,12 @@ class LessonIndex:
         self.weights = weights
         self.size = len(lessons)
         self.pairs = _neighbours(lessons, weights.context_window)  # (lesson, neighbour) positions
-        self._vocabulary: dict[str, int] = {}
-        ids = [[self._vocabulary.setdefault(term, len(self._vocabulary)) for term in doc] for doc in analysed]
+        flat = list(chain.from_iterable(analysed))
+        self._vocabulary = {term: number for number, term in enumerate(dict.fromkeys(flat))}
         vocabulary = max(len(self._vocabulary), 1)
-        docs = np.repeat(np.arange(self.size, dtype=np.int64), [len(doc) for doc in ids])
-        own = _Field.of(docs, np.array([i for doc in ids for i in doc], dtype=np.int64), np.ones(len(docs)), vocabulary)
+        docs = np.repeat(np.arange(self.size, dtype=np.int64), [len(doc) for doc in analysed])
+        terms = np.fromiter(map(self._vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
+        own = _Field.of(docs, terms, np.ones(len(docs)), vocabulary)
         near = _context(own, self.pairs, self.size, vocabulary)
         own_impacts, own_idf = own.impacts(self.size, vocabulary, weights.k1, weights.b)
         near_impacts, near_idf = near.impacts(self.size, vocabulary, weights.k1, weights.b)
