@@ -8,7 +8,9 @@ naming the exact file or version matches it best, and a query naming one part st
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
+from itertools import chain
 
 from nightwatch.domain.recall.stemmer import stem
 
@@ -84,3 +86,10 @@ def terms(text: str) -> list[str]:
     for raw in _COMPOUND.findall(_APOSTROPHE.sub("", _POSSESSIVE.sub("", text))):
         found.extend(_token_terms(raw))
     return found
+
+
+def terms_of(texts: Sequence[str]) -> list[list[str]]:
+    """`terms` of each text, the apostrophes of all of them removed in one pass (a big file is indexed at once)."""
+    joined = "\n".join(text.replace("\n", " ") for text in texts)
+    cleaned = _APOSTROPHE.sub("", _POSSESSIVE.sub("", joined)).split("\n") if texts else []
+    return [list(chain.from_iterable(map(_token_terms, _COMPOUND.findall(part)))) for part in cleaned]

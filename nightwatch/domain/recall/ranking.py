@@ -28,7 +28,7 @@ from nightwatch.domain.models import Lesson
 from nightwatch.domain.ports import Embedder
 from nightwatch.domain.recall.fusion import RecallWeights, fuse, keyword_part, meaning_part
 from nightwatch.domain.recall.index import LessonIndex
-from nightwatch.domain.recall.keywords import terms
+from nightwatch.domain.recall.keywords import terms, terms_of
 from nightwatch.domain.recall.meaning import LessonVectors, Matrix, unit_rows
 
 _DAY_SECONDS = 86400.0
@@ -258,13 +258,9 @@ class Recall:
         known = self._analysed
         if len(known) > _ANALYSED_TEXTS:
             known.clear()
-        found = []
-        for lesson in lessons:
-            analysed = known.get(lesson.text)
-            if analysed is None:
-                analysed = known[lesson.text] = terms(lesson.text)
-            found.append(analysed)
-        return found
+        new = [text for text in dict.fromkeys(lesson.text for lesson in lessons) if text not in known]
+        known.update(zip(new, terms_of(new), strict=True))
+        return [known[lesson.text] for lesson in lessons]
 
 
 def _pack(ordered: Iterable[Lesson], budget_tokens: int, cost: Callable[[Lesson], int]) -> list[Lesson]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nightwatch.domain.recall.keywords import STOP_WORDS, terms
+from nightwatch.domain.recall.keywords import STOP_WORDS, terms, terms_of
 from nightwatch.domain.recall.stemmer import stem
 
 
@@ -67,3 +67,9 @@ def test_repeats_are_kept_for_term_frequency() -> None:
 )
 def test_the_porter_stemmer_matches_the_published_examples(word: str, expected: str) -> None:
     assert stem(word) == expected
+
+
+def test_many_texts_at_once_give_each_texts_own_terms() -> None:
+    texts = ["Don't log Maya's tokens\nin auth_service.py", "", "v2.3.1 broke CVE-2024-1234", "it's fixed"]
+    assert terms_of(texts) == [terms(text) for text in texts]
+    assert terms_of([]) == []
