@@ -28,8 +28,8 @@ class KeywordWeights:
 
     k1: float = 1.2
     b: float = 0.75
-    context_weight: float = 0.5  # a neighbour's words count half as much as the lesson's own
-    context_window: int = 2  # neighbours on each side that lend their words as context
+    context_weight: float = 0.8  # a neighbour's words count for less than the lesson's own
+    context_window: int = 3  # neighbours on each side that lend their words as context
     query_saturation: float = 2.0  # a term repeated in a long query counts at most this many times
     max_query_terms: int = 32  # a long query (a whole thread) keeps its most telling terms: read time stays flat
 
@@ -80,7 +80,7 @@ def _neighbours(lessons: Sequence[Lesson], window: int) -> tuple[Ints, Ints]:
     positions = np.arange(len(lessons), dtype=np.int64)
     found = []
     for offset in (*range(-window, 0), *range(1, window + 1)):
-        mine = positions[max(0, -offset) : len(lessons) - max(0, offset)]
+        mine = positions[max(0, -offset) : max(0, len(lessons) - max(0, offset))]
         theirs = mine + offset
         same = (stamps[mine] == stamps[theirs]) & (link[mine] == link[theirs])
         found.append(np.stack([mine[same], theirs[same]]))

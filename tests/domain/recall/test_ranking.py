@@ -222,3 +222,14 @@ def test_a_long_thread_as_query_still_finds_the_lesson() -> None:
     chatter = " ".join(f"word{i} filler{i % 7} talk" for i in range(400))
     lessons = [lesson("hit", "The payments webhook must be idempotent.", link="1"), *FILLER]
     assert ids(Recall().rank(lessons, f"payments webhook {chatter}", NOW))[0] == "hit"
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7])
+def test_lessons_of_one_interaction_lend_each_other_words_whatever_their_number(count: int) -> None:
+    same = [lesson(f"s{i}", text, days_ago=3, link="t") for i, text in enumerate(
+        ["The deploy failed on Friday.", "It was the migration again.", "Roll back first.", "Page the DBA.",
+         "Check the lock table.", "Write the postmortem.", "Add a canary."][:count])]  # fmt: skip
+    ranked = Recall().rank([*FILLER, *same], "deploy failed friday", NOW)
+    assert ids(ranked)[0] == "s0"
+    if count > 1:  # "It was the migration again" says nothing of the deploy itself; its neighbour does
+        assert ranked[ids(ranked).index("s1")].parts.keyword > 0
