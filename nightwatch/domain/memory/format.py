@@ -59,17 +59,24 @@ _STRUCK = re.compile(r"^~~(.+?)~~(.*)$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _HISTORY_NAMES = frozenset({"superseded", "history"})
 _TRAILING_PUNCT = re.compile(r"[\s.,;:!?…]+$")
+_TRAILING_CHARS = frozenset(".,;:!?…")  # the characters _TRAILING_PUNCT removes (white space is already collapsed)
 
 
 def normalise(text: str) -> str:
     """Lower-case, collapse whitespace, drop markers and trailing punctuation: the text an id is made from."""
-    body = _COMMENT.sub("", text.strip())
-    body = _PIN_MARK.sub("", body.strip())
-    struck = _STRUCK.match(body)
+    body = text.strip()
+    if "<!--" in body:
+        body = _COMMENT.sub("", body)
+    body = _PIN_MARK.sub("", body.strip()) if _may_be_pinned(body) else body.strip()
+    struck = _STRUCK.match(body) if body.startswith("~~") else None
     if struck:
         body = struck.group(1) + struck.group(2)
     body = " ".join(body.lower().split())
-    return _TRAILING_PUNCT.sub("", body)
+    return _TRAILING_PUNCT.sub("", body) if body[-1:] in _TRAILING_CHARS else body
+
+
+def _may_be_pinned(body: str) -> bool:
+    return body.startswith("📌") or body[:1] == "["
 
 
 def lesson_id(text: str) -> str:
@@ -115,7 +122,7 @@ def parse(text: str) -> MemoryDocument:
     current = Section(header=None)
     lines: list[Line] = []
     for raw in raw_lines:
-        header = _HEADER.match(raw)
+        header = _HEADER.match(raw) if raw.startswith("##") else None
         if header:
             sections.append(replace(current, lines=tuple(lines)))
             current, lines = _section(raw, header.group(1)), []
@@ -151,17 +158,17 @@ def _lesson(raw: str, day: date | None, kind: str, link: str | None, history: bo
         return None
     body = bullet.group(1)
     meta: dict[str, str] = {}
-    comment = _COMMENT.search(body)
+    comment = _COMMENT.search(body) if "<!--" in body else None
     if comment:
         body = body[: comment.start()]
         for item in comment.group(1).split():
             key, _, value = item.partition(":")
             meta[key.lower()] = value
     pinned = False
-    while mark := _PIN_MARK.match(body):
+    while _may_be_pinned(body) and (mark := _PIN_MARK.match(body)):
         pinned, body = True, body[mark.end() :]
     superseded_by = meta.get("superseded-by") or None
-    struck = _STRUCK.match(body.strip())
+    struck = _STRUCK.match(body.strip()) if "~~" in body else None
     if struck:
         body = struck.group(1) + struck.group(2)
         superseded_by = superseded_by or "manual"  # a person crossed it out by hand
