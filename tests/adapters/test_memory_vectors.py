@@ -172,3 +172,24 @@ def test_a_file_of_another_dimension_is_replaced_not_mixed(home: Path, dimension
     assert stored.dimensions == 16
     assert vector_key("y") in stored
     assert (vector_key("x") in stored) == (dimensions == 16)
+
+
+def test_a_broken_encoder_leaves_memory_working_by_keywords(home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from nightwatch.adapters.embeddings import MiniLMEncoder
+
+    broken = home / "model"
+    broken.mkdir()
+    for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        (broken / name).write_text("not a model")
+    memory = MemoryService(
+        store=FileMemoryStore(home),
+        llm=ScriptedLLM(),
+        clock=FakeClock(NOW),
+        recall=Recall(encoder=MiniLMEncoder(model_dir=broken)),
+        policy=MemoryPolicy(use_model_for_curation=False),
+        backfill=ManualBackfill(),
+    )
+    lesson = memory.remember(DEV, "p", "Pin the CI image to node 20.11 in every pipeline.")
+    assert [hit.lesson.id for hit in memory.search(DEV, "p", "node pipeline")] == [lesson.id]
+    assert memory.read(DEV, "p", "which node version?").lessons == (lesson,)
+    assert any("keywords only" in record.getMessage() for record in caplog.records)

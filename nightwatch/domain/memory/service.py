@@ -22,6 +22,7 @@ from nightwatch.domain.memory.format import clean_lesson_text, header_part, live
 from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
 from nightwatch.domain.memory.reflection import ReflectionPrompt, ask, parse_lessons
+from nightwatch.domain.memory.vectors import MemoryVectors
 from nightwatch.domain.models import (
     CompactionResult,
     Lesson,
@@ -32,7 +33,7 @@ from nightwatch.domain.models import (
 )
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import LLM, Clock, MemoryStore
-from nightwatch.domain.recall import LessonVectors, Recall, Scored, VectorTable, terms, vector_key
+from nightwatch.domain.recall import Recall, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.prompts import Prompt
 
@@ -88,8 +89,9 @@ class MemoryService:
         self.recall = recall
         self.policy = policy
         self._cache = DocumentCache()
-        self._tables: dict[tuple[str, str], VectorTable] = {}  # stored vectors per memory, as last read or written
-        self._backfill = backfill or BackgroundBackfill(self.backfill)
+        self._vectors = MemoryVectors(
+            store=store, recall=recall, backfill=backfill or BackgroundBackfill(self.backfill)
+        )
         self._compactor = Compactor(
             store=store,
             llm=llm,
@@ -108,7 +110,7 @@ class MemoryService:
             return MemoryBlock()
         query = "\n".join(part for part in (topic, thread) if part.strip())
         budget = self.policy.token_budget
-        vectors = self._vectors(persona.slug, check_slug(project), snap)
+        vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
         room = budget - self._overhead
         chosen = self.recall.select(snap.live, query, self.clock.now(), room, snap.cost, vectors, about=topic or query)
         text = _render(chosen)
@@ -133,7 +135,7 @@ class MemoryService:
         An empty query ranks every lesson by the memory's own signals (pins, use, recency).
         """
         snap = self._snapshot(persona, project)
-        vectors = self._vectors(persona.slug, check_slug(project), snap)
+        vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
         ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors)
         if not query.strip():
             return ranked[:limit]
@@ -254,7 +256,7 @@ class MemoryService:
         if not texts:
             return []
         live = self._snapshot(persona, project).live
-        table = self._embedded(persona.slug, project, [*texts, *(lesson.text for lesson in live)])
+        table = self._vectors.completed(persona.slug, project, [*texts, *(lesson.text for lesson in live)])
         hints = advise(self.llm, persona, project, texts, live, table) if self.policy.use_model_for_curation else {}
         outcomes: list[Recorded] = []
 
@@ -267,7 +269,7 @@ class MemoryService:
 
         new_text = self.store.update(persona.slug, project, change)
         if table is not None:
-            self._keep_vectors(persona.slug, project, table, new_text)
+            self._vectors.keep(persona.slug, project, table, self._cache.snapshot(persona.slug, project, new_text).live)
         for outcome in outcomes:
             if outcome.action == "skip":
                 log.info("%s did not record a lesson on %s: %s", persona.name, project, outcome.reason)
@@ -288,55 +290,10 @@ class MemoryService:
 
     def backfill(self, persona_slug: str, project: str) -> int:
         """Embed the live lessons that have no stored vector (hand edits) and store them; returns how many."""
-        if self.recall.encoder is None:
-            return 0
         project = check_slug(project)
         snap = self._cache.snapshot(persona_slug, project, self.store.read(persona_slug, project))
-        before = self._stored(persona_slug, project, reload=True)
-        table = self._embedded(persona_slug, project, [lesson.text for lesson in snap.live])
-        if table is None or table is before:
-            return 0
-        self._keep_vectors(persona_slug, project, table, snap.text)
-        return len(table) - len(before)
-
-    def _vectors(self, persona_slug: str, project: str, snap: Snapshot) -> LessonVectors | None:
-        """The stored vectors of the snapshot's live lessons (None without an encoder); never embeds a lesson."""
-        if self.recall.encoder is None or not snap.live:
-            return None
-        vectors = snap.vectors(self._stored(persona_slug, project))
-        if not vectors.complete and not snap.vectors_checked:
-            snap.vectors_checked = True  # first seen without some vectors: another process may have stored them
-            vectors = snap.vectors(self._stored(persona_slug, project, reload=True))
-            if not vectors.complete:
-                self._backfill.request(persona_slug, project)
-        return vectors
-
-    def _stored(self, persona_slug: str, project: str, *, reload: bool = False) -> VectorTable:
-        key = (persona_slug, project)
-        table = self._tables.get(key)
-        if table is None or reload:
-            table = self._tables[key] = self.store.read_vectors(persona_slug, project)
-        return table
-
-    def _embedded(self, persona_slug: str, project: str, texts: Sequence[str]) -> VectorTable | None:
-        """The stored table plus vectors for those of `texts` it lacks (None without an encoder)."""
-        if self.recall.encoder is None:
-            return None
-        table = self._stored(persona_slug, project)
-        missing = table.missing(texts)
-        if missing:
-            table = self._stored(persona_slug, project, reload=True)
-            missing = table.missing(texts)
-        vectors = self.recall.embed(missing) if missing else None
-        return table.with_texts(missing, vectors) if vectors is not None else table
-
-    def _keep_vectors(self, persona_slug: str, project: str, table: VectorTable, text: str) -> None:
-        """Store the vectors of the file's live lessons; rows of lessons no longer there are dropped."""
-        live = self._cache.snapshot(persona_slug, project, text).live
-        keys = frozenset(vector_key(lesson.text) for lesson in live)
-        kept = table.only(keys)
-        self.store.save_vectors(persona_slug, project, kept, keep=keys if len(kept) < len(table) else None)
-        self._tables[(persona_slug, project)] = kept
+        table = self._vectors.completed(persona_slug, project, [lesson.text for lesson in snap.live])
+        return self._vectors.keep(persona_slug, project, table, snap.live) if table is not None else 0
 
     def _snapshot(self, persona: Persona, project: str) -> Snapshot:
         project = check_slug(project)

@@ -14,6 +14,7 @@ caller passes the stored ones; only the query is embedded.
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import OrderedDict
@@ -24,12 +25,15 @@ from datetime import datetime
 import numpy as np
 from numpy.typing import NDArray
 
+from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.ports import Embedder
 from nightwatch.domain.recall.fusion import RecallWeights, fuse, keyword_part, meaning_part
 from nightwatch.domain.recall.index import LessonIndex
 from nightwatch.domain.recall.keywords import terms, terms_of
 from nightwatch.domain.recall.meaning import LessonVectors, Matrix, unit_rows
+
+log = logging.getLogger(__name__)
 
 _DAY_SECONDS = 86400.0
 _MISSES_BEFORE_GIVING_UP = 64  # consecutive lessons too big for what is left of the budget
@@ -216,7 +220,11 @@ class Recall:
             known = self._queries.get(query)
         if known is not None:
             return known
-        vectors = self.embed([query])
+        try:
+            vectors = self.embed([query])
+        except NightWatchError as err:  # a damaged model file: keywords still answer
+            log.warning("Recall goes on by keywords only: the sentence encoder failed (%s)", err)
+            return None
         if vectors is None:
             return None
         probe: Matrix = vectors[0]

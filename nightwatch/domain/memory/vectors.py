@@ -1,0 +1,84 @@
+"""The lesson vectors of each memory, as the memory service uses them: read once, completed at write time.
+
+A read gets the stored vectors of the live lessons and never embeds a lesson; lessons a read finds without one (typed
+in by hand) are handed to the backfill. A write embeds its candidates and any lesson still missing, and stores the
+vectors of the live lessons only. If the encoder fails (a damaged model file), memory goes on by keywords and says
+so once in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from nightwatch.domain.errors import NightWatchError
+from nightwatch.domain.memory.backfill import Backfill
+from nightwatch.domain.memory.cache import Snapshot
+from nightwatch.domain.models import Lesson
+from nightwatch.domain.ports import MemoryStore
+from nightwatch.domain.recall import LessonVectors, Recall, VectorTable, vector_key
+
+log = logging.getLogger(__name__)
+
+
+class MemoryVectors:
+    """Stored vector tables per (persona, project), as last read or written by this process."""
+
+    def __init__(self, *, store: MemoryStore, recall: Recall, backfill: Backfill) -> None:
+        self._store = store
+        self._recall = recall
+        self._backfill = backfill
+        self._tables: dict[tuple[str, str], VectorTable] = {}
+        self._failed = False
+
+    @property
+    def on(self) -> bool:
+        return self._recall.encoder is not None and not self._failed
+
+    def for_read(self, persona_slug: str, project: str, snap: Snapshot) -> LessonVectors | None:
+        """The stored vectors of the snapshot's live lessons (None when meaning is off)."""
+        if not self.on or not snap.live:
+            return None
+        vectors = snap.vectors(self._stored(persona_slug, project))
+        if not vectors.complete and not snap.vectors_checked:
+            snap.vectors_checked = True  # first seen without some vectors: another process may have stored them
+            vectors = snap.vectors(self._stored(persona_slug, project, reload=True))
+            if not vectors.complete:
+                self._backfill.request(persona_slug, project)
+        return vectors
+
+    def completed(self, persona_slug: str, project: str, texts: Sequence[str]) -> VectorTable | None:
+        """The stored table plus vectors for those of `texts` it lacks (None when meaning is off or fails)."""
+        if not self.on:
+            return None
+        table = self._stored(persona_slug, project)
+        missing = table.missing(texts)
+        if missing:
+            table = self._stored(persona_slug, project, reload=True)
+            missing = table.missing(texts)
+        if not missing:
+            return table
+        try:
+            vectors = self._recall.embed(missing)
+        except NightWatchError as err:
+            self._failed = True
+            log.warning("Memory goes on by keywords only: the sentence encoder failed (%s)", err)
+            return None
+        return table.with_texts(missing, vectors) if vectors is not None else table
+
+    def keep(self, persona_slug: str, project: str, table: VectorTable, live: Sequence[Lesson]) -> int:
+        """Store the vectors of these live lessons (rows of lessons gone are dropped); returns rows added."""
+        stored = self._stored(persona_slug, project)
+        keys = frozenset(vector_key(lesson.text) for lesson in live)
+        kept = table.only(keys)
+        gone = any(key not in keys for key in stored.keys)
+        self._store.save_vectors(persona_slug, project, kept, keep=keys if gone else None)
+        self._tables[(persona_slug, project)] = kept
+        return sum(key not in stored for key in kept.keys)
+
+    def _stored(self, persona_slug: str, project: str, *, reload: bool = False) -> VectorTable:
+        key = (persona_slug, project)
+        table = self._tables.get(key)
+        if table is None or reload:
+            table = self._tables[key] = self._store.read_vectors(persona_slug, project)
+        return table
