@@ -2,11 +2,13 @@
 
     python bench/data/check_persona_lessons.py [path]
 
-Standard library only. Prints the totals (cases, projects, memories, queries by kind, duplicate and not-duplicate
-pairs, stale ids) and every violation found; the exit status is 1 when there is any violation, 0 otherwise.
+Standard library and Night Watch's own stop words only. Prints the totals (cases, projects, memories, queries by
+kind, duplicate and not-duplicate pairs, stale ids) and every violation found; the exit status is 1 when there is
+any violation, 0 otherwise.
 
 "Rare word" (the test behind `paraphrase`): lower-case the text, turn every character that is not a letter or a
-digit into a space, drop the stop words below and words shorter than 3 characters; what is left are the rare words.
+digit into a space, drop the stop words (recall's own) and words shorter than 3 characters; what is left are the
+rare words.
 Two words match when their crude stems (first 5 characters) are equal. To be a little stricter than that, a word also
 matches through its form without a plural or verb ending ("ies" -> "y", "ing", "ed", "es", "s"), so "card" and
 "cards" or "tested" and "test" count as shared. A `paraphrase` query may share no rare word with any of its
@@ -22,6 +24,8 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from nightwatch.domain.recall import STOP_WORDS as RECALL_STOP_WORDS
 
 DEFAULT_PATH = Path(__file__).with_name("persona_lessons.jsonl")
 
@@ -51,25 +55,9 @@ _NOT_WORD = re.compile(r"[^a-z0-9]+")
 _SUFFIXES = ("ing", "ed", "es", "s")
 _JUNK = re.compile(r"^(hi|hello|hey|thanks|thank you|ok|okay|sure|todo|tbd|n/?a|lorem)\b|lorem ipsum|placeholder", re.I)
 
-# A standard English stop-word list (function words), plus the fragments contractions leave behind.
-STOP_WORDS = frozenset(
-    """
-    a about above across after afterwards again against all almost alone along already also although always am among
-    amongst an and another any anyhow anyone anything anyway anywhere are around as at be became because become becomes
-    becoming been before beforehand behind being below beside besides between beyond both but by can cannot could did do
-    does doing done down during each eg either else elsewhere enough etc even ever every everyone everything everywhere
-    except few for former formerly from further had has have having he hence her here hereafter hereby herein hereupon
-    hers herself him himself his how however i ie if in indeed into is it its itself just last latter latterly least
-    less ll may me meanwhile might mine more moreover most mostly much must my myself namely neither never nevertheless
-    next no nobody none noone nor not nothing now nowhere of off often on once one only onto or other others otherwise
-    our ours ourselves out over own per perhaps please rather re same seem seemed seeming seems several she should since
-    so some somehow someone something sometime sometimes somewhere still such than that the their theirs them themselves
-    then thence there thereafter thereby therefore therein thereupon these they this those though through throughout
-    thru thus to together too toward towards under until up upon us ve very via was we well were what whatever when
-    whence whenever where whereafter whereas whereby wherein whereupon wherever whether which while whither who whoever
-    whole whom whose why will with within without would yet you your yours yourself yourselves
-    don doesn didn isn aren wasn weren won wouldn shouldn couldn hasn haven hadn ain let lets that thats whats
-    """.split()
+# Night Watch's own recall stop words, plus the fragments contractions leave behind when apostrophes split words.
+STOP_WORDS = RECALL_STOP_WORDS | frozenset(
+    "don doesn didn isn aren wasn weren won wouldn shouldn couldn hasn haven hadn ain".split()
 )
 
 
