@@ -127,7 +127,8 @@ def parse(text: str) -> MemoryDocument:
             sections.append(replace(current, lines=tuple(lines)))
             current, lines = _section(raw, header.group(1)), []
             continue
-        lesson = _lesson(raw, current.day, current.kind, current.link, current.history)
+        # Only a line that starts with a bullet mark can be a lesson: blank lines and prose skip the parser.
+        lesson = _lesson(raw, current.day, current.kind, current.link, current.history) if raw[:1] in "-*+" else None
         lines.append(Line(raw=raw, lesson=lesson))
     sections.append(replace(current, lines=tuple(lines)))
     return MemoryDocument(sections=tuple(sections), trailing_newline=trailing or not text)
