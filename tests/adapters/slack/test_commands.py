@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from nightwatch.adapters import embeddings
 from tests import payloads
 from tests.adapters.slack.stack import ADMIN, Stack
 from tests.fake_slack import FakeSlack
@@ -88,6 +89,15 @@ def test_memory_search_finds_matching_lessons(stack: Stack, fake: FakeSlack) -> 
     stack.command(fake, "remember Maya Backups are restored and checked every quarter.")
     found = text_of(stack.command(fake, "memory search Maya rate limit"))
     assert LESSON in found
+    assert "Backups" not in found
+
+
+@pytest.mark.skipif(not embeddings.available(), reason="the all-MiniLM-L6-v2 package is not installed")
+def test_memory_search_finds_a_lesson_worded_differently(stack: Stack, fake: FakeSlack) -> None:
+    stack.command(fake, "remember Maya Rotate the signing keys after every incident.")
+    stack.command(fake, "remember Maya Backups are restored and checked every quarter.")
+    found = text_of(stack.command(fake, "memory search Maya replace the secrets when something goes wrong"))
+    assert "signing keys" in found
     assert "Backups" not in found
 
 
