@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import replace
 from datetime import UTC, date, datetime
 from functools import lru_cache
 
@@ -52,7 +51,7 @@ __all__ = [
 UNDATED = datetime(1970, 1, 1, tzinfo=UTC)  # lessons written above any dated section
 
 _HEADER = re.compile(r"^##(?!#)\s*(.*?)\s*$")
-_BULLET = re.compile(r"^[-*+]\s+(.*?)\s*$")
+_DOT = re.compile(r"\s*·\s*")
 _COMMENT = re.compile(r"\s*<!--(.*?)-->\s*$")
 _PIN_MARK = re.compile(r"^(?:📌\ufe0f?|\[pinned\])\s*", re.IGNORECASE)
 _STRUCK = re.compile(r"^~~(.+?)~~(.*)$")
@@ -124,18 +123,23 @@ def parse(text: str) -> MemoryDocument:
     for raw in raw_lines:
         header = _HEADER.match(raw) if raw.startswith("##") else None
         if header:
-            sections.append(replace(current, lines=tuple(lines)))
+            sections.append(_with_lines(current, lines))
             current, lines = _section(raw, header.group(1)), []
             continue
         # Only a line that starts with a bullet mark can be a lesson: blank lines and prose skip the parser.
         lesson = _lesson(raw, current.day, current.kind, current.link, current.history) if raw[:1] in "-*+" else None
         lines.append(Line(raw=raw, lesson=lesson))
-    sections.append(replace(current, lines=tuple(lines)))
+    sections.append(_with_lines(current, lines))
     return MemoryDocument(sections=tuple(sections), trailing_newline=trailing or not text)
 
 
+def _with_lines(section: Section, lines: list[Line]) -> Section:
+    """The section with these lines (built directly: a file of 5,000 sections is parsed on a cold read)."""
+    return Section(section.header, tuple(lines), section.day, section.kind, section.link, section.history)
+
+
 def _section(raw: str, body: str) -> Section:
-    parts = [part.strip() for part in re.split(r"\s*·\s*", body)]
+    parts = [part.strip() for part in _DOT.split(body)]
     if body.strip().lower() in _HISTORY_NAMES:
         return Section(header=raw, history=True)
     day = None
@@ -154,10 +158,10 @@ def _section(raw: str, body: str) -> Section:
 @lru_cache(maxsize=32768)
 def _lesson(raw: str, day: date | None, kind: str, link: str | None, history: bool) -> Lesson | None:
     """One bullet line as a lesson (None for any other line). Cached: a rewrite re-parses mostly unchanged lines."""
-    bullet = _BULLET.match(raw.rstrip("\r"))
-    if not bullet:
-        return None
-    body = bullet.group(1)
+    line = raw.rstrip("\r")
+    if len(line) < 2 or line[0] not in "-*+" or not line[1].isspace():
+        return None  # a bullet is -, * or + then white space (no regex: this runs for every line of a cold read)
+    body = line[1:].strip()
     meta: dict[str, str] = {}
     comment = _COMMENT.search(body) if "<!--" in body else None
     if comment:
