@@ -174,7 +174,7 @@ def measure(lessons: int = 10_000, reads: int = 60) -> dict[str, Any]:
 def scoring(memory: MemoryService, asked: tuple[str, str]) -> float:
     """Median time to score and pack every lesson once the query's vector is known (it is cached by then)."""
     snap = memory._snapshot(PERSONA, PROJECT)
-    vectors = memory._vectors(PERSONA.slug, PROJECT, snap)
+    vectors = memory._vectors.for_read(PERSONA.slug, PROJECT, snap)
     query = "\n".join(asked)
     timings = []
     for _ in range(30):

@@ -84,3 +84,14 @@ def test_the_write_path_merges_restatements_and_retires_updates(dataset: Path, e
     assert result["stale_left_out"] == 1.0  # m2 ("now") retires m1 from the block
     assert result["block_recall"] == 1.0
     assert "duplicates merged 1.0000 of 1" in write_path.summary(result)
+
+
+def test_the_read_path_benchmark_runs_on_a_small_file() -> None:
+    from bench import read_latency
+
+    result = read_latency.measure(lessons=60, reads=3)
+    assert result["lessons"] == 60
+    assert result["injected"] > 0
+    assert result["cold_ms"] > 0
+    assert result["score_ms"] > 0
+    assert "first read in a new process" in read_latency.summary(result)
