@@ -193,3 +193,23 @@ def test_a_broken_encoder_leaves_memory_working_by_keywords(home: Path, caplog: 
     assert [hit.lesson.id for hit in memory.search(DEV, "p", "node pipeline")] == [lesson.id]
     assert memory.read(DEV, "p", "which node version?").lessons == (lesson,)
     assert any("keywords only" in record.getMessage() for record in caplog.records)
+
+
+def test_a_compaction_embeds_the_lessons_it_wrote_and_lets_the_dropped_go(home: Path) -> None:
+    from nightwatch.domain.models import Purpose
+
+    encoder = WordHashEmbedder()
+    llm = ScriptedLLM(default={Purpose.COMPACTION: "- Pin CI images and rotate deploy keys quarterly."})
+    memory = MemoryService(
+        store=FileMemoryStore(home),
+        llm=llm,
+        clock=FakeClock(NOW),
+        recall=Recall(encoder=encoder),
+        policy=MemoryPolicy(use_model_for_curation=False, compaction_target=1),
+        backfill=ManualBackfill(),
+    )
+    memory.remember(DEV, "p", "Pin the CI image to node 20.11 in every pipeline.")
+    memory.remember(DEV, "p", "Rotate the deploy keys every quarter.")
+    assert memory.compact(DEV, "p").compacted
+    stored = FileMemoryStore(home).read_vectors("dev", "p")
+    assert set(stored.keys) == {vector_key("Pin CI images and rotate deploy keys quarterly.")}

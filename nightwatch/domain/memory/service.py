@@ -241,8 +241,14 @@ class MemoryService:
             self.store.update(persona.slug, project, change)
 
     def compact(self, persona: Persona, project: str) -> CompactionResult:
-        """Ask the persona to condense its memory to the target; the file changes only if the result is valid."""
-        return self._compactor.compact(persona, check_slug(project), self.clock.now().date())
+        """Ask the persona to condense its memory to the target; the file changes only if the result is valid.
+
+        Lessons the model rewrote are embedded at once, and the vectors of lessons it dropped are let go.
+        """
+        result = self._compactor.compact(persona, check_slug(project), self.clock.now().date())
+        if result.compacted:
+            self.backfill(persona.slug, project)
+        return result
 
     def rollback(self, persona: Persona, project: str) -> bool:
         """Restore the version kept before the last compaction; False when there is none."""
