@@ -213,3 +213,30 @@ def test_a_compaction_embeds_the_lessons_it_wrote_and_lets_the_dropped_go(home: 
     assert memory.compact(DEV, "p").compacted
     stored = FileMemoryStore(home).read_vectors("dev", "p")
     assert set(stored.keys) == {vector_key("Pin CI images and rotate deploy keys quarterly.")}
+
+
+def test_twenty_concurrent_writers_leave_a_vector_for_every_lesson(home: Path) -> None:
+    writers = 20
+    start = threading.Barrier(writers)
+    errors: list[BaseException] = []
+
+    def write(n: int) -> None:
+        try:
+            start.wait()
+            # each writer is its own service and store, as separate processes would be
+            service(home, WordHashEmbedder()).remember(DEV, "p", f"Module_{n}.py needs review {n} times per release.")
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert errors == []
+    lessons = service(home, WordHashEmbedder()).lessons(DEV, "p")
+    assert len(lessons) == writers
+    stored = FileMemoryStore(home).read_vectors("dev", "p")
+    assert {vector_key(lesson.text) for lesson in lessons} <= set(stored.keys)
+    size = vectors_file(home).stat().st_size
+    assert (size - vector_file.HEADER.size) % vector_file.record_size(16) == 0

@@ -245,9 +245,10 @@ class MemoryService:
 
         Lessons the model rewrote are embedded at once, and the vectors of lessons it dropped are let go.
         """
-        result = self._compactor.compact(persona, check_slug(project), self.clock.now().date())
+        project = check_slug(project)
+        result = self._compactor.compact(persona, project, self.clock.now().date())
         if result.compacted:
-            self.backfill(persona.slug, project)
+            self._embed_missing(persona.slug, project, prune=True)
         return result
 
     def rollback(self, persona: Persona, project: str) -> bool:
@@ -296,10 +297,12 @@ class MemoryService:
 
     def backfill(self, persona_slug: str, project: str) -> int:
         """Embed the live lessons that have no stored vector (hand edits) and store them; returns how many."""
-        project = check_slug(project)
+        return self._embed_missing(persona_slug, check_slug(project))
+
+    def _embed_missing(self, persona_slug: str, project: str, *, prune: bool = False) -> int:
         snap = self._cache.snapshot(persona_slug, project, self.store.read(persona_slug, project))
         table = self._vectors.completed(persona_slug, project, [lesson.text for lesson in snap.live])
-        return self._vectors.keep(persona_slug, project, table, snap.live) if table is not None else 0
+        return self._vectors.keep(persona_slug, project, table, snap.live, prune=prune) if table is not None else 0
 
     def _snapshot(self, persona: Persona, project: str) -> Snapshot:
         project = check_slug(project)

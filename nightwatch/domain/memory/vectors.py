@@ -20,6 +20,8 @@ from nightwatch.domain.recall import LessonVectors, Recall, VectorTable, vector_
 
 log = logging.getLogger(__name__)
 
+_PRUNE_AFTER = 64  # rows of gone lessons a vector file may carry before it is rewritten
+
 
 class MemoryVectors:
     """Stored vector tables per (persona, project), as last read or written by this process."""
@@ -66,13 +68,21 @@ class MemoryVectors:
             return None
         return table.with_texts(missing, vectors) if vectors is not None else table
 
-    def keep(self, persona_slug: str, project: str, table: VectorTable, live: Sequence[Lesson]) -> int:
-        """Store the vectors of these live lessons (rows of lessons gone are dropped); returns rows added."""
+    def keep(
+        self, persona_slug: str, project: str, table: VectorTable, live: Sequence[Lesson], *, prune: bool = False
+    ) -> int:
+        """Store the vectors of these live lessons; returns the rows added.
+
+        Rows of lessons that are gone (forgotten, superseded) are dropped when asked (after a compaction) or once they
+        outnumber the live ones: a rewrite can race another writer's append, which only costs that writer's lesson a
+        backfill, so it is kept rare.
+        """
         stored = self._stored(persona_slug, project)
         keys = frozenset(vector_key(lesson.text) for lesson in live)
         kept = table.only(keys)
-        gone = any(key not in keys for key in stored.keys)
-        self._store.save_vectors(persona_slug, project, kept, keep=keys if gone else None)
+        gone = sum(key not in keys for key in stored.keys)
+        prune = gone > 0 and (prune or gone > max(_PRUNE_AFTER, len(keys)))
+        self._store.save_vectors(persona_slug, project, kept, keep=keys if prune else None)
         self._tables[(persona_slug, project)] = kept
         return sum(key not in stored for key in kept.keys)
 
