@@ -8,7 +8,6 @@ encoder, mean pooling over the real tokens, unit length. `available()` checks th
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import threading
@@ -81,12 +80,9 @@ class MiniLMEncoder:
         pieces = [loaded.tokenizer.encode(text) for text in texts]
         order = sorted(range(len(pieces)), key=lambda index: len(pieces[index]))
         vectors = np.empty((len(texts), self.dimensions), dtype=np.float32)
-        # One text (a read's topic) runs on one BLAS thread: its matrices are too small to share out, and on busy
-        # cores the threads of OpenBLAS wait for each other (query p95 8-16 ms instead of 100-300 ms under load).
-        with threadpool_limits(limits=1, user_api="blas") if len(texts) == 1 else contextlib.nullcontext():
-            for chosen in _batches(order, [len(ids) for ids in pieces], self._batch_size):
-                ids, mask = _padded([pieces[index] for index in chosen])
-                vectors[chosen] = loaded.model.pooled(ids, mask)
+        for chosen in _batches(order, [len(ids) for ids in pieces], self._batch_size):
+            ids, mask = _padded([pieces[index] for index in chosen])
+            vectors[chosen] = loaded.model.pooled(ids, mask)
         return vectors
 
     def _load(self) -> _Loaded:
@@ -94,6 +90,10 @@ class MiniLMEncoder:
 
         with self._lock:
             if self._loaded is None:
+                # One BLAS thread for the process: the app's own workers are its parallelism, a read's one text is
+                # too small to share out, and on busy cores OpenBLAS threads wait for each other (query p95 100-330
+                # ms with two threads under load, 28 ms with one). Set once, process-wide, as BLAS itself is.
+                threadpool_limits(limits=1, user_api="blas")
                 folder = model_path(self._model_dir)
                 try:
                     self._loaded = _Loaded.read(folder, self._max_tokens, self.dimensions)
