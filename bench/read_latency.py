@@ -33,7 +33,8 @@ from nightwatch.adapters.embeddings import MiniLMEncoder
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import LLMRequest, LLMResponse, Persona
-from nightwatch.domain.recall import Recall, VectorTable
+from nightwatch.domain.recall import Recall
+from nightwatch.domain.vectors import VectorTable
 
 TARGET_P95_MS = 50.0
 TARGET_SMALL_P95_MS = 30.0

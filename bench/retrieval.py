@@ -38,8 +38,9 @@ from bench.retrieval_data import Case, Tally, found_share, load, pairs_judged, p
 from bench.vectors import CachedEncoder
 from nightwatch.domain.memory import MemoryBlockPrompt, line_cost
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.recall import STOP_WORDS, LessonVectors, Recall, RecallWeights
+from nightwatch.domain.recall import STOP_WORDS, Recall, RecallWeights
 from nightwatch.domain.tokens import estimate_tokens
+from nightwatch.domain.vectors import LessonVectors
 
 ROOT = Path(__file__).resolve().parents[1]
 PERSONA_SET = ROOT / "bench" / "data" / "persona_lessons.jsonl"

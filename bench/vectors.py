@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from nightwatch.adapters import embeddings, vector_file
-from nightwatch.domain.recall import Matrix, VectorTable, vector_key
+from nightwatch.domain.vectors import Matrix, VectorTable, vector_key
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "minilm.vectors"
 

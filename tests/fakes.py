@@ -23,7 +23,7 @@ from nightwatch.domain.models import (
 )
 from nightwatch.domain.personas.names import check_slug
 from nightwatch.domain.ports import FolderMove
-from nightwatch.domain.recall import VectorTable
+from nightwatch.domain.vectors import VectorTable
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 

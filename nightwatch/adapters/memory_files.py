@@ -22,7 +22,7 @@ from nightwatch.adapters import vector_file
 from nightwatch.domain.errors import InvalidNameError, StorageError
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import FolderMove
-from nightwatch.domain.recall import VectorTable
+from nightwatch.domain.vectors import VectorTable
 
 AGENTS = "agents"
 ARCHIVED = ".archived"

@@ -1,6 +1,6 @@
 """The bytes of a memory's stored vectors (`main.vectors` beside `main.md`, or a database column).
 
-A header (magic and dimensions) then fixed-size records: 16 ASCII characters of key (see recall.meaning.vector_key)
+A header (magic and dimensions) then fixed-size records: 16 ASCII characters of key (see domain/vectors.py)
 and the vector as little-endian float32. Records are only ever appended, so a crash mid-append leaves at most a
 partial last record, which reading ignores (and the next append cuts off). A later record for a key wins. A file of
 another format or dimension reads as empty: its vectors are computed again.
@@ -12,7 +12,7 @@ import struct
 
 import numpy as np
 
-from nightwatch.domain.recall import VectorTable
+from nightwatch.domain.vectors import VectorTable
 
 MAGIC = b"NWVEC001"
 HEADER = struct.Struct("<8sI")

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,9 +22,7 @@ from nightwatch.domain.models import (
     Usage,
     Verdict,
 )
-
-if TYPE_CHECKING:  # recall's room imports these ports itself
-    from nightwatch.domain.recall import VectorTable
+from nightwatch.domain.vectors import VectorTable
 
 
 class Clock(Protocol):

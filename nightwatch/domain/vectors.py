@@ -1,4 +1,4 @@
-"""Meaning: one unit vector per lesson, computed once when the lesson is written and kept beside the memory.
+"""Vectors: the meaning of each lesson as one unit vector, computed once when the lesson is written and kept beside it.
 
 Vectors come from the Embedder port (all-MiniLM-L6-v2 in production) and are keyed by a hash of the lesson's exact
 text, so a vector stays valid while its text does, whatever else changes in the file (hand edits of other lines,

@@ -21,7 +21,8 @@ from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.backfill import BackgroundBackfill
 from nightwatch.domain.models import Persona
-from nightwatch.domain.recall import Recall, VectorTable, vector_key
+from nightwatch.domain.recall import Recall
+from nightwatch.domain.vectors import VectorTable, vector_key
 from tests.fakes import FakeClock, ScriptedLLM
 
 NOW = datetime(2026, 11, 21, 9, 30, 5, tzinfo=UTC)

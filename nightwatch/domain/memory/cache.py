@@ -9,8 +9,8 @@ import threading
 
 from nightwatch.domain.memory.format import MemoryDocument, parse
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.recall import LessonVectors, VectorTable, vector_key
 from nightwatch.domain.tokens import estimate_tokens
+from nightwatch.domain.vectors import LessonVectors, VectorTable, vector_key
 
 _CACHE_SIZE = 256
 

@@ -21,7 +21,7 @@ from typing import ClassVar, Literal
 from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import Features, conflict, features, flips, overlap, same_specifics, says_change
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.recall import LessonVectors, Matrix, nearest
+from nightwatch.domain.vectors import LessonVectors, Matrix, nearest
 from nightwatch.prompts import Prompt
 
 Action = Literal["create", "merge", "skip", "supersede"]

@@ -26,7 +26,7 @@ from nightwatch.domain.memory.junk import copies_several
 from nightwatch.domain.memory.reflection import ask
 from nightwatch.domain.models import Lesson, Persona, Purpose
 from nightwatch.domain.ports import LLM
-from nightwatch.domain.recall import VectorTable, vector_key
+from nightwatch.domain.vectors import VectorTable, vector_key
 
 log = logging.getLogger(__name__)
 

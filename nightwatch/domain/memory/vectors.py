@@ -16,7 +16,8 @@ from nightwatch.domain.memory.backfill import Backfill
 from nightwatch.domain.memory.cache import Snapshot
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.ports import MemoryStore
-from nightwatch.domain.recall import LessonVectors, Recall, VectorTable, vector_key
+from nightwatch.domain.recall import Recall
+from nightwatch.domain.vectors import LessonVectors, VectorTable, vector_key
 
 log = logging.getLogger(__name__)
 

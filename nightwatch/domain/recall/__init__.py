@@ -6,22 +6,15 @@ recency and use, then packed under the budget. Lesson vectors are made once, at 
 
 from nightwatch.domain.recall.fusion import RecallWeights
 from nightwatch.domain.recall.keywords import STOP_WORDS, terms
-from nightwatch.domain.recall.meaning import LessonVectors, Matrix, VectorTable, nearest, unit_rows, vector_key
 from nightwatch.domain.recall.ranking import Recall, Scored, ScoreParts
 from nightwatch.domain.recall.stemmer import stem
 
 __all__ = [
     "STOP_WORDS",
-    "LessonVectors",
-    "Matrix",
     "Recall",
     "RecallWeights",
     "ScoreParts",
     "Scored",
-    "VectorTable",
-    "nearest",
     "stem",
     "terms",
-    "unit_rows",
-    "vector_key",
 ]

@@ -31,7 +31,7 @@ from nightwatch.domain.ports import Embedder
 from nightwatch.domain.recall.fusion import RecallWeights, fuse, keyword_part, meaning_part
 from nightwatch.domain.recall.index import LessonIndex
 from nightwatch.domain.recall.keywords import terms, terms_of
-from nightwatch.domain.recall.meaning import LessonVectors, Matrix, unit_rows
+from nightwatch.domain.vectors import LessonVectors, Matrix, unit_rows
 
 log = logging.getLogger(__name__)
 

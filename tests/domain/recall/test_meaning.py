@@ -12,7 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.recall import LessonVectors, Recall, VectorTable, nearest, vector_key
+from nightwatch.domain.recall import Recall
+from nightwatch.domain.vectors import LessonVectors, VectorTable, nearest, vector_key
 
 NOW = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 CONCEPTS = {"car": 0, "automobile": 0, "vehicle": 0, "outage": 1, "downtime": 1, "incident": 1, "lunch": 2}
