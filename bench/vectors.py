@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 from nightwatch.adapters import embeddings, vector_file
 from nightwatch.domain.vectors import Matrix, VectorTable, vector_key
 
@@ -40,12 +38,3 @@ class CachedEncoder:
                 handle.write(vector_file.encode_records(self.table, list(self.table.keys[known:])))
         else:
             self.cache.write_bytes(vector_file.encode(self.table))
-
-
-def available() -> bool:
-    return embeddings.available()
-
-
-def unit(matrix: Matrix) -> Matrix:
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)

@@ -174,7 +174,7 @@ class InMemoryMemoryStore:
             stored = self.vectors.get(key, VectorTable.empty())
             if keep is not None:
                 stored = stored.only(keep)
-            self.vectors[key] = stored.with_rows(table) if len(stored) else table
+            self.vectors[key] = stored.with_rows(table)
 
     def _take(self, slug: str) -> tuple[dict[str, str], dict[str, VectorTable]]:
         """Remove and return one persona's folder: its files and its vectors, by project."""

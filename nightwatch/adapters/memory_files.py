@@ -244,15 +244,7 @@ class FileMemoryStore:
                     os.unlink(folder / name)
 
     def _read(self, path: Path) -> str:
-        try:
-            with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-                return handle.read()
-        except FileNotFoundError:
-            return ""
-        except OSError as err:
-            raise StorageError(
-                f"Could not read {self._rel_text(path)}: {err.strerror}. Check the file's permissions and try again."
-            ) from err
+        return self._read_bytes(path).decode("utf-8", errors="replace")
 
     def _read_bytes(self, path: Path) -> bytes:
         try:
@@ -265,10 +257,12 @@ class FileMemoryStore:
             ) from err
 
     def _write_bytes(self, path: Path, data: bytes) -> None:
-        """Write atomically, like _write."""
+        """Write atomically: temp file in the same folder, fsync, replace, fsync the folder."""
+        folder = path.parent
         fd, tmp = self._io(
-            lambda: tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=path.parent), f"write in {path.parent}"
+            lambda: tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=folder), f"write in {folder}"
         )
+        replaced = False
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
@@ -276,14 +270,17 @@ class FileMemoryStore:
                 os.fsync(handle.fileno())
             os.chmod(tmp, 0o644)
             os.replace(tmp, path)
+            replaced = True
         except OSError as err:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
             raise StorageError(
                 f"Could not write {self._rel_text(path)}: {err.strerror}. "
                 "Check free disk space and that NIGHTWATCH_HOME is writable; the file was left as it was."
             ) from err
-        self._sync_folder(path.parent)
+        finally:
+            if not replaced:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+        self._sync_folder(folder)
 
     def _append(self, path: Path, keep_bytes: int, data: bytes) -> None:
         """Cut the file to its whole records (a crash may have left part of one), then append `data`."""
@@ -304,30 +301,7 @@ class FileMemoryStore:
         self._io(append, f"append to {self._rel_text(path)}")
 
     def _write(self, path: Path, text: str) -> None:
-        """Write atomically: temp file in the same folder, fsync, replace, fsync the folder."""
-        folder = path.parent
-        fd, tmp = self._io(
-            lambda: tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=folder), f"write in {folder}"
-        )
-        replaced = False
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-            replaced = True
-        except OSError as err:
-            raise StorageError(
-                f"Could not write {self._rel_text(path)}: {err.strerror}. "
-                "Check free disk space and that NIGHTWATCH_HOME is writable; the file was left as it was."
-            ) from err
-        finally:
-            if not replaced:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-        self._sync_folder(folder)
+        self._write_bytes(path, text.encode("utf-8"))
 
     def _sync_folder(self, folder: Path) -> None:
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))

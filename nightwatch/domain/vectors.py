@@ -64,12 +64,7 @@ class VectorTable:
     def with_texts(self, texts: Sequence[str], matrix: Matrix) -> VectorTable:
         """This table plus the vectors of `texts` (a text already here keeps its vector)."""
         fresh = {vector_key(text): row for row, text in enumerate(texts)}
-        new = [(key, row) for key, row in fresh.items() if key not in self.rows]
-        if not new:
-            return self
-        added = unit_rows(matrix[[row for _, row in new]])
-        base = self.matrix if len(self.keys) else np.zeros((0, added.shape[1]), dtype=np.float32)
-        return VectorTable((*self.keys, *(key for key, _ in new)), np.concatenate([base, added]))
+        return self.with_rows(VectorTable(tuple(fresh), unit_rows(matrix[list(fresh.values())])))
 
     def with_rows(self, other: VectorTable) -> VectorTable:
         """This table plus the rows of `other` whose keys it lacks."""

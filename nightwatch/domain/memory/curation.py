@@ -15,7 +15,6 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import ClassVar, Literal
 
 from nightwatch.domain.memory.format import lesson_id
@@ -38,8 +37,6 @@ SWAP_OVERLAP = 0.5  # word overlap above which one exchanged word means another 
 DUPLICATE_OVERLAP = 0.75
 SAME_SUBJECT_OVERLAP = 0.6
 RELATED_OVERLAP = 0.3
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -124,12 +121,11 @@ def decide(candidate: str, existing: Sequence[Lesson], near: Sequence[Neighbour]
     same = next((lesson for lesson in existing if lesson.id == cid), None)
     if same is not None:
         return Curation("merge", same.id)
-    mine = features(candidate)
-    duplicate = next((n.lesson for n in near if _restates(n, mine, candidate)), None)
+    duplicate = next((n.lesson for n in near if _restates(n.lesson.text, n.similarity, candidate)), None)
     if duplicate is not None:
         return Curation("merge", duplicate.id)
     # An update replaces the lesson it is closest to; a farther one that merely mentions the subject stays.
-    updated = next((n.lesson for n in near[:1] if _updates(n, mine, candidate)), None)
+    updated = next((n.lesson for n in near[:1] if _updates(n.lesson.text, n.similarity, candidate)), None)
     if updated is not None:
         return Curation("supersede", updated.id)
     return Curation("create")
@@ -137,21 +133,14 @@ def decide(candidate: str, existing: Sequence[Lesson], near: Sequence[Neighbour]
 
 def is_duplicate(a: str, b: str, similarity: float | None = None) -> bool:
     """True when `b` restates `a`: by meaning when their cosine is given, else by words; every specific the same."""
-    if lesson_id(a) == lesson_id(b):
-        return True
-    return _restates(Neighbour(Lesson(lesson_id(a), a, _EPOCH), similarity), features(b), b)
+    return lesson_id(a) == lesson_id(b) or _restates(a, similarity, b)
 
 
-def is_update(old: str, new: str, similarity: float | None = None) -> bool:
-    """True when `new` is about the same subject as `old` but changes a number, date, version or decision."""
-    return _updates(Neighbour(Lesson(lesson_id(old), old, _EPOCH), similarity), features(new), new)
-
-
-def _restates(near: Neighbour, mine: Features, candidate: str) -> bool:
-    theirs = features(near.lesson.text)
-    if near.similarity is not None:  # by meaning: negation is phrasing ("must not" / "never"), a flip is not
+def _restates(old: str, similarity: float | None, candidate: str) -> bool:
+    theirs, mine = features(old), features(candidate)
+    if similarity is not None:  # by meaning: negation is phrasing ("must not" / "never"), a flip is not
         same = theirs.values == mine.values and _same_names(theirs, mine) and not flips(theirs, mine)
-        close = near.similarity >= DUPLICATE_MEANING and not _one_word_swapped(theirs, mine)
+        close = similarity >= DUPLICATE_MEANING and not _one_word_swapped(theirs, mine)
         return same and close and not says_change(candidate)
     if not same_specifics(theirs, mine):
         return False
@@ -160,10 +149,10 @@ def _restates(near: Neighbour, mine: Features, candidate: str) -> bool:
     return overlap(theirs.words, mine.words) >= DUPLICATE_OVERLAP
 
 
-def _updates(near: Neighbour, mine: Features, candidate: str) -> bool:
-    old = features(near.lesson.text)
-    if near.similarity is not None:  # saying so is the surest sign: "now", "moved to", "no longer"
-        return near.similarity >= UPDATE_MEANING and says_change(candidate)
+def _updates(older: str, similarity: float | None, candidate: str) -> bool:
+    if similarity is not None:  # saying so is the surest sign: "now", "moved to", "no longer"
+        return similarity >= UPDATE_MEANING and says_change(candidate)
+    old, mine = features(older), features(candidate)
     if old.values == mine.values and not conflict(old, mine):
         return False
     if old.names != mine.names:

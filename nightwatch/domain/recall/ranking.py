@@ -212,7 +212,7 @@ class Recall:
         if not query.strip() or not vectors.present.any():
             return None
         probe = self._probe(query)
-        return None if probe is None else vectors.cosines(probe) * vectors.present
+        return None if probe is None else vectors.cosines(probe)
 
     def _probe(self, query: str) -> Matrix | None:
         """The query's unit vector; the personas of one turn ask with the same query, so the last few are kept."""
