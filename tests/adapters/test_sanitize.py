@@ -78,11 +78,8 @@ def test_ampersands_and_angle_brackets_are_escaped() -> None:
 
 
 def test_links_channels_and_dates_are_kept() -> None:
-    text = "See <https://example.com/a?x=1&y=2|the docs & notes> in <#C0123|eng> at <!date^1700000000^{date}|today>"
-    assert safe(text) == (
-        "See <https://example.com/a?x=1&amp;y=2|the docs &amp; notes> in <#C0123|eng> "
-        "at <!date^1700000000^{date}|today>"
-    )
+    text = "See <https://example.com/a?x=1&y=2> in <#C0123|eng> at <!date^1700000000^{date}|today>"
+    assert safe(text) == "See <https://example.com/a?x=1&amp;y=2> in <#C0123|eng> at <!date^1700000000^{date}|today>"
     assert safe("<mailto:a@example.com>") == "<mailto:a@example.com>"
     assert safe("<javascript:alert(1)|click>") == "&lt;javascript:alert(1)|click&gt;"
 
@@ -93,6 +90,87 @@ def test_emails_and_words_that_contain_here_are_untouched() -> None:
 
 def test_a_broadcast_inside_a_link_label_is_defused() -> None:
     assert "@here" not in safe("<https://example.com|ping @here>")
+
+
+ZW = "\u200b"  # zero-width space
+LOOK_ALIKE_BROADCASTS = [
+    ("\uff20channel", "channel"),  # fullwidth commercial at
+    ("\ufe6bchannel", "channel"),  # small commercial at
+    ("@\u0441hannel", "channel"),  # Cyrillic es
+    ("@\u0441\u04bb\u0430nnel", "channel"),  # Cyrillic es, shha, a
+    ("@chann\u0435l", "channel"),  # Cyrillic ie
+    ("@\uff43\uff48\uff41\uff4e\uff4e\uff45\uff4c", "channel"),  # fullwidth letters
+    ("@\U0001d41c\U0001d421\U0001d41a\U0001d427\U0001d427\U0001d41e\U0001d425", "channel"),  # mathematical bold
+    ("@\U0001d4b8\U0001d4bd\U0001d4b6\U0001d4c3\U0001d4c3\U0001d452\U0001d4c1", "channel"),  # script letters
+    (f"@{ZW}channel", "channel"),
+    (f"@c{ZW}hannel", "channel"),
+    (f"@chan{ZW}nel", "channel"),
+    ("@\u200cchannel", "channel"),  # zero-width non-joiner
+    ("@\u200dchannel", "channel"),  # zero-width joiner
+    ("@\u2060\u2060channel", "channel"),  # word joiners
+    ("@\ufeffchannel", "channel"),  # byte order mark
+    ("@\u00adchannel", "channel"),  # soft hyphen
+    ("@\u200echannel", "channel"),  # left-to-right mark
+    ("@\u202echannel", "channel"),  # right-to-left override
+    ("@c\u0301hannel", "channel"),  # combining acute accent
+    ("@CHANNEL", "channel"),
+    ("@\u0421HANNEL", "channel"),  # Cyrillic capital es
+    ("\uff20\u0441hannel", "channel"),  # fullwidth at and Cyrillic
+    ("@\u04bbere", "here"),  # Cyrillic shha
+    ("@h\u0435re", "here"),  # Cyrillic ie
+    ("@\u041d\u0415RE", "here"),  # Cyrillic capitals en and ie
+    ("\uff20here", "here"),
+    ("@\uff48\uff45\uff52\uff45", "here"),
+    (f"@h{ZW}e{ZW}r{ZW}e", "here"),
+    ("@\U0001d5f5\U0001d5f2\U0001d5ff\U0001d5f2", "here"),  # sans-serif bold
+    ("@h\u0435r\u0435", "here"),
+    ("@\u0435veryone", "everyone"),  # Cyrillic ie
+    ("@every\u043ene", "everyone"),  # Cyrillic o
+    ("@\u0435v\u0435ry\u043en\u0435", "everyone"),
+    ("\uff20everyone", "everyone"),
+    (f"@every{ZW}one", "everyone"),
+    ("@\uff45\uff56\uff45\uff52\uff59\uff4f\uff4e\uff45", "everyone"),
+    ("@EVERY\u041eNE", "everyone"),  # Cyrillic capital o
+    ("@\u0435very\u200bone", "everyone"),
+]
+
+
+@pytest.mark.parametrize(("hostile", "name"), LOOK_ALIKE_BROADCASTS)
+def test_look_alike_broadcasts_read_as_the_plain_defused_name(hostile: str, name: str) -> None:
+    assert safe(f"Heads up {hostile} please look.") == f"Heads up @{WORD_JOINER}{name} please look."
+
+
+@pytest.mark.parametrize(
+    ("hostile", "url"),
+    [
+        ("<https://evil.example|click here>", "https://evil.example"),
+        ("<https://evil.example/login|https://good.example/login>", "https://evil.example/login"),
+        ("<http://evil.example|docs>", "http://evil.example"),
+        ("<https://evil.example/a?b=1&c=2|the runbook>", "https://evil.example/a?b=1&amp;c=2"),
+        ("<mailto:attacker@evil.example|security@our.example>", "mailto:attacker@evil.example"),
+        (f"<https://evil.example|{ZW}>", "https://evil.example"),
+        ("<https://evil.example|@here>", "https://evil.example"),
+        ("<https://example.com|https://example.com>", "https://example.com"),
+    ],
+)
+def test_a_masked_link_shows_its_real_url(hostile: str, url: str) -> None:
+    assert safe(f"See {hostile} now.") == f"See <{url}> now."
+
+
+@pytest.mark.parametrize(
+    "harmless",
+    [
+        "caf\u00e9 at noon",
+        "mail ops@\u0441hannel.example",
+        "@\u0441hannels are not a thing",
+        "the @\u04bbereford cattle",
+        "na\u00efve @\u00e9quipe",
+        "\u041f\u0440\u0438\u0432\u0435\u0442 @\u0434\u0440\u0443\u0433",
+        "\uff20someone",
+    ],
+)
+def test_non_ascii_text_that_is_no_broadcast_is_untouched(harmless: str) -> None:
+    assert safe(harmless) == harmless
 
 
 # ----- splitting ----------------------------------------------------------------------------------------------------

@@ -2,14 +2,19 @@
 
 `sanitize` runs on every text a persona posts: no broadcast or user-group mention ever reaches Slack, a user is
 mentioned only if already in the thread, and `&`, `<`, `>` are escaped unless they form a link or allowed mention.
+Look-alikes are defused too: a broadcast spelt with confusable letters (Cyrillic `с`, fullwidth `＠`, mathematical
+letters; the Unicode confusables table of `confusable-homoglyphs`) or with invisible characters inside it reads as the
+plain, defused name, and a masked link (`<url|text>`) shows its real URL instead of its text.
 `split_for_blocks` then cuts the safe text into section texts and messages that Block Kit accepts.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import cache
 
 WORD_JOINER = "\u2060"  # invisible; placed after "@" so Slack never reads the word as a mention
 
@@ -21,6 +26,8 @@ _CHANNEL_LINK = re.compile(r"#[CG][A-Z0-9]+(?:\|[^|]*)?")
 _URL_LINK = re.compile(r"((?:https?://|mailto:)[^\s|]+)(?:\|([^|]*))?")
 _DATE = re.compile(r"!date\^\d+\^[^|]*(?:\|[^|]*)?")
 _BROADCASTS = ("channel", "here", "everyone")
+_LONGEST_BROADCAST = max(map(len, _BROADCASTS))
+_INVISIBLE = frozenset({"Cf", "Mn", "Me"})  # zero-width spaces and joiners, bidi marks, combining marks
 
 
 def sanitize(text: str, *, allowed_users: Collection[str]) -> str:
@@ -42,7 +49,73 @@ def _plain(text: str) -> str:
 
 
 def _defuse_bare(text: str) -> str:
-    return _BARE_BROADCAST.sub(lambda m: _defused(m.group(1)), text)
+    """Defuses @channel / @here / @everyone, and their look-alikes when the text is not plain ASCII."""
+    text = _BARE_BROADCAST.sub(lambda m: _defused(m.group(1)), text)
+    return text if text.isascii() else _defuse_look_alikes(text)
+
+
+def _defuse_look_alikes(text: str) -> str:
+    """Replaces each broadcast written with confusable or invisible characters by its plain, defused name."""
+    pieces: list[str] = []
+    position = 0
+    for start, char in enumerate(text):
+        if start < position or _skeleton(char) != "@" or (start and _is_word(text[start - 1])):
+            continue
+        found = _broadcast_after(text, start + 1)
+        if found is not None:
+            end, name = found
+            pieces += [text[position:start], _defused(name)]
+            position = end
+    return "".join(pieces) + text[position:]
+
+
+def _broadcast_after(text: str, start: int) -> tuple[int, str] | None:
+    """(end, name) when the characters from `start` read as a broadcast name and a word ends there."""
+    read = ""
+    for end in range(start, len(text)):
+        read += _skeleton(text[end])
+        if len(read) > _LONGEST_BROADCAST or (read and not read.isalpha()):
+            return None
+        if read in _BROADCASTS and not _word_follows(text, end + 1):
+            return end + 1, read
+    return None
+
+
+def _word_follows(text: str, start: int) -> bool:
+    """Whether the next visible character after `start` continues a word."""
+    rest = (char for char in text[start:] if _skeleton(char))
+    return _is_word(next(rest, " "))
+
+
+def _is_word(char: str) -> bool:
+    skeleton = _skeleton(char)
+    return bool(skeleton) and (skeleton.isalnum() or skeleton in "_@")
+
+
+@cache
+def _skeleton(char: str) -> str:
+    """What `char` looks like, lower-cased: "" for an invisible character, its ASCII look-alike where one exists."""
+    if char.isascii():
+        return char.lower()
+    if unicodedata.category(char) in _INVISIBLE:
+        return ""
+    folded = unicodedata.normalize("NFKC", char)  # fullwidth and mathematical letters, small and fullwidth @
+    if folded.isascii():
+        return folded.lower()
+    return _confusable_ascii().get(folded, folded).lower()
+
+
+@cache
+def _confusable_ascii() -> dict[str, str]:
+    """Each character the Unicode confusables table says looks like one ASCII letter, mapped to that letter."""
+    from confusable_homoglyphs.confusables import confusables_data  # loads a 1 MB table: only for non-ASCII text
+
+    table: dict[str, str] = {}
+    for char, glyphs in confusables_data.items():
+        letters = [g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii() and g["c"].isalpha()]
+        if letters and len(char) == 1:
+            table[char] = letters[0]
+    return table
 
 
 def _defused(name: str) -> str:
@@ -59,9 +132,7 @@ def _angle_token(inner: str, allowed_users: Collection[str]) -> str:
         return f"<{inner}>"
     link = _URL_LINK.fullmatch(inner)
     if link:
-        url, label = link.group(1), link.group(2)
-        safe_url = _BARE_AMPERSAND.sub("&amp;", url)
-        return f"<{safe_url}|{_plain(label)}>" if label is not None else f"<{safe_url}>"
+        return f"<{_BARE_AMPERSAND.sub('&amp;', link.group(1))}>"  # a masked link's text could hide where it goes
     return _plain(f"<{inner}>")
 
 
