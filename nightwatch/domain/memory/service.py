@@ -33,6 +33,7 @@ from nightwatch.domain.models import (
 )
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import LLM, Clock, MemoryStore
+from nightwatch.domain.quoting import as_data
 from nightwatch.domain.recall import Recall, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.prompts import Prompt
@@ -310,7 +311,8 @@ class MemoryService:
 
 
 def _render(chosen: Sequence[Lesson]) -> str:
-    return MemoryBlockPrompt(lessons=tuple(lesson.text for lesson in chosen)).render() if chosen else ""
+    """The block's text, each lesson already made data, so its tokens are counted as the prompt will carry it."""
+    return MemoryBlockPrompt(lessons=tuple(as_data(lesson.text) for lesson in chosen)).render() if chosen else ""
 
 
 def _drop_lowest(chosen: list[Lesson]) -> list[Lesson]:
