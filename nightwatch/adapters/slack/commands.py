@@ -185,7 +185,7 @@ class SlashCommands:
     def remember(self, call: Invocation, rest: str) -> Reply:
         persona, text = self._persona_and_rest(rest)
         project = self._channels.project_for(call.channel)
-        lesson = self._memory.remember(persona, project, text)
+        lesson = self._memory.remember(persona, project, text, author=call.user or None)
         self._home.publish(call.user)
         return Reply(f"{persona.name} remembers `{lesson.id}` for {project}: {escape(lesson.text)}")
 

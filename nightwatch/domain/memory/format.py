@@ -5,6 +5,7 @@
     ## 2026-11-21 · deliberation · https://example.slack.com/archives/C1/p1700000000
     - The auth module couples to the session store; review changes to both together.
     - 📌 Never merge a migration without a rollback script. <!-- seen:3 injected:12 -->
+    - Staging data is wiped every Monday. <!-- by:U123ABC -->
 
     ## Superseded
     - ~~Release train runs on Tuesdays.~~ <!-- superseded-by:ab12cd34 on:2026-11-21 -->
@@ -32,6 +33,7 @@ from nightwatch.domain.memory.document import (
 from nightwatch.domain.models import Lesson
 
 __all__ = [
+    "CLI_AUTHOR",
     "HISTORY_TITLE",
     "PIN",
     "UNDATED",
@@ -46,8 +48,10 @@ __all__ = [
     "normalise",
     "parse",
     "render_lesson",
+    "valid_author",
 ]
 
+CLI_AUTHOR = "cli"  # the author of a lesson a person added on the command line (in Slack it is their user id)
 UNDATED = datetime(1970, 1, 1, tzinfo=UTC)  # lessons written above any dated section
 
 _HEADER = re.compile(r"^##(?!#)\s*(.*?)\s*$")
@@ -59,6 +63,7 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _HISTORY_NAMES = frozenset({"superseded", "history"})
 _TRAILING_PUNCT = re.compile(r"[\s.,;:!?…]+$")
 _TRAILING_CHARS = frozenset(".,;:!?…")  # the characters _TRAILING_PUNCT removes (white space is already collapsed)
+_AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def normalise(text: str) -> str:
@@ -92,6 +97,11 @@ def clean_lesson_text(text: str) -> str:
         previous = body
         body = _PIN_MARK.sub("", body).strip()
     return body.replace("~~", "").strip()
+
+
+def valid_author(author: str) -> bool:
+    """True when `author` fits a lesson's metadata: one word of letters, digits, '.', '_' or '-' (a Slack user id)."""
+    return bool(_AUTHOR.fullmatch(author))
 
 
 def header_part(text: str) -> str:
@@ -194,6 +204,7 @@ def _lesson(raw: str, day: date | None, kind: str, link: str | None, history: bo
         seen=_count(meta.get("seen"), 1),
         injected=_count(meta.get("injected"), 0),
         superseded_by=superseded_by,
+        author=meta.get("by") if valid_author(meta.get("by", "")) else None,
     )
 
 

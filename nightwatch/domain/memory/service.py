@@ -18,7 +18,13 @@ from nightwatch.domain.errors import InvalidInputError, LLMError, NightWatchErro
 from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.compaction import Compactor
-from nightwatch.domain.memory.format import clean_lesson_text, header_part, live_line_count, new_document
+from nightwatch.domain.memory.format import (
+    clean_lesson_text,
+    header_part,
+    live_line_count,
+    new_document,
+    valid_author,
+)
 from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
 from nightwatch.domain.memory.reflection import ReflectionPrompt, ask, parse_lessons
@@ -183,12 +189,26 @@ class MemoryService:
         return [outcome.lesson for outcome in outcomes if outcome.created and outcome.lesson is not None]
 
     def remember(
-        self, persona: Persona, project: str, text: str, *, kind: str = "manual", link: str | None = None
+        self,
+        persona: Persona,
+        project: str,
+        text: str,
+        *,
+        kind: str = "manual",
+        link: str | None = None,
+        author: str | None = None,
     ) -> Lesson:
-        """Record a lesson a person gave; a restatement of one already kept counts that one as seen again."""
+        """Record a lesson a person gave, marked with its `author`; a restatement counts the kept one as seen again.
+
+        The author of a restated lesson stays whoever wrote it first.
+        """
         project = check_slug(project)
         lesson = clean_lesson_text(text)
         limit = self.policy.max_lesson_chars
+        if author is not None and not valid_author(author):
+            raise InvalidInputError(
+                f"{author!r} cannot be kept as a lesson's author: use one word of letters, digits, '.', '_' or '-'."
+            )
         if not lesson:
             raise InvalidInputError("A lesson cannot be empty: write one sentence worth remembering.")
         if len(lesson) > limit:
@@ -196,7 +216,7 @@ class MemoryService:
         reason = junk_reason(lesson)
         if reason:
             raise InvalidInputError(f"Not remembered: {reason}. Write a lesson a teammate could act on.")
-        entry = Entry(self.clock.now().date(), header_part(kind) or "manual", _link(link))
+        entry = Entry(self.clock.now().date(), header_part(kind) or "manual", _link(link), author)
         outcome = self._record(persona, project, [lesson], entry, allow_skip=False)[0]
         if outcome.lesson is None:
             raise InvalidInputError(f"Not remembered: {outcome.reason}. Write it as one new lesson.")

@@ -124,3 +124,22 @@ def test_help_lists_the_subcommands_and_the_personas() -> None:
     ):
         assert f"/nightwatch {sub}" in text
     assert "Maya and Carlos" in text
+
+
+def test_a_lesson_a_person_added_says_who_added_it() -> None:
+    by_user = replace(lesson(1), author="U123ABC")
+    by_cli = replace(lesson(2), author="cli")
+    by_hand = replace(lesson(3), author="ops-bot")
+    blocks = memory_blocks(MAYA, "general", [by_user, by_cli, by_hand, lesson(4)])
+    lines = [block["text"]["text"].split("\n")[1] for block in blocks[1:]]
+    assert lines == [
+        "`id0001` · 2026-11-22 · added by <@U123ABC>",
+        "`id0002` · 2026-11-23 · added from the CLI",
+        "`id0003` · 2026-11-24 · added by ops-bot",
+        "`id0004` · 2026-11-25",
+    ]
+
+
+def test_the_home_view_says_who_added_a_lesson() -> None:
+    entry = PersonaMemory(MAYA, (("general", (replace(lesson(1), author="U123ABC"),), 1),))
+    assert "added by <@U123ABC>" in str(home_view([entry], admin=False))
