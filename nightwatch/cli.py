@@ -18,7 +18,7 @@ from nightwatch.adapters.redaction import install_redaction
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
-from nightwatch.domain.memory import CLI_AUTHOR, MemoryService
+from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, unread_summary
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import PersonaDraft, PersonaService, persona_to_dict, project_slug
 from nightwatch.domain.ports import DeliberationLog
@@ -140,6 +140,9 @@ def _memory_show(container: Injector, args: argparse.Namespace, out: TextIO) -> 
         print("Superseded:", file=out)
         for lesson in history:
             print(f"  {lesson.id}  {lesson.text}  (superseded by {lesson.superseded_by}){_added_by(lesson)}", file=out)
+    unread = memory.unread_lines(persona, project)
+    if unread:
+        print(unread_summary(unread), file=out)
     return 0
 
 

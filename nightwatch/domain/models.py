@@ -100,6 +100,14 @@ class Lesson:
 
 
 @dataclass(frozen=True)
+class UnreadLine:
+    """A line of a memory file that could not be read as a lesson or as structure: kept as written, reported."""
+
+    number: int  # 1-based, as an editor counts
+    text: str
+
+
+@dataclass(frozen=True)
 class MemoryBlock:
     """The lessons chosen for one prompt, already rendered; `text` is empty when there is nothing to inject."""
 

@@ -134,6 +134,20 @@ def test_a_lesson_added_on_the_command_line_says_so_and_keeps_saying_so(
     assert "<!-- by:cli -->" in (archived / "memories" / "etl" / "main.md").read_text()
 
 
+def test_memory_show_reports_the_lines_it_could_not_read(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+    file = home / "agents" / "carlos" / "memories" / "p" / "main.md"
+    file.parent.mkdir(parents=True)
+    file.write_text(
+        "# Carlos · memory for p\n\n## 2026-11-20 · manual\n"
+        "1. Release branches are cut on Thursdays.\n-\n  * Hotfixes go to main first.\nsee the wiki\n"
+    )
+    code, out, _ = run(capsys, "memory", "show", "carlos", "--project", "p")
+    assert code == 0
+    assert "2 lessons" in out
+    assert "Hotfixes go to main first." in out
+    assert out.rstrip().endswith('2 lines not understood: line 5 "-", line 7 "see the wiki"')
+
+
 @pytest.mark.skipif(not embeddings.available(), reason="the all-MiniLM-L6-v2 package is not installed")
 def test_search_finds_a_lesson_by_meaning_with_no_shared_word(capsys: pytest.CaptureFixture[str]) -> None:
     run(capsys, "memory", "add", "Maya", "Rotate the signing keys after every incident.", "--project", "p")

@@ -196,13 +196,19 @@ def lesson_block(persona: Persona, project: str, lesson: Lesson, source: str) ->
     return block
 
 
-def memory_blocks(persona: Persona, project: str, lessons: Sequence[Lesson], *, title: str = "") -> list[Block]:
-    """A persona's lessons for one project, each with a Forget button (ephemeral list)."""
+def memory_blocks(
+    persona: Persona, project: str, lessons: Sequence[Lesson], *, title: str = "", unread: str = ""
+) -> list[Block]:
+    """A persona's lessons for one project, each with a Forget button (ephemeral list).
+
+    `unread` says which lines of the file were not understood (see `unread_summary`); it is shown under the heading.
+    """
     heading = title or f"*{escape(persona.name)}* remembers {len(lessons)} lessons about *{escape(project)}*"
+    notice = [context(f"⚠️ {escape(unread)}")] if unread else []
     if not lessons:
-        return [mrkdwn(f"*{escape(persona.name)}* has no memory of *{escape(project)}* yet.")]
-    room = MESSAGE_BLOCKS - 2
-    blocks = [mrkdwn(heading)] + [lesson_block(persona, project, lesson, "list") for lesson in lessons[:room]]
+        return [mrkdwn(f"*{escape(persona.name)}* has no memory of *{escape(project)}* yet."), *notice]
+    room = MESSAGE_BLOCKS - 2 - len(notice)
+    blocks = [mrkdwn(heading), *notice] + [lesson_block(persona, project, lesson, "list") for lesson in lessons[:room]]
     if len(lessons) > room:
         blocks.append(context(f"…and {len(lessons) - room} more; `nightwatch memory show` lists them all."))
     return blocks

@@ -9,6 +9,7 @@ from nightwatch.domain.memory.curation import is_duplicate
 from nightwatch.domain.memory.format import CLI_AUTHOR
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
+from nightwatch.domain.memory.unread import unread_summary
 
 __all__ = [
     "CLI_AUTHOR",
@@ -19,4 +20,5 @@ __all__ = [
     "flavour_for",
     "is_duplicate",
     "line_cost",
+    "unread_summary",
 ]

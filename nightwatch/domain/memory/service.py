@@ -28,6 +28,7 @@ from nightwatch.domain.memory.format import (
 from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
 from nightwatch.domain.memory.reflection import ReflectionPrompt, ask, parse_lessons
+from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.memory.vectors import MemoryVectors
 from nightwatch.domain.models import (
     CompactionResult,
@@ -36,6 +37,7 @@ from nightwatch.domain.models import (
     Persona,
     Purpose,
     ReflectionContext,
+    UnreadLine,
 )
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import LLM, Clock, MemoryStore
@@ -131,6 +133,10 @@ class MemoryService:
     def lessons(self, persona: Persona, project: str) -> list[Lesson]:
         """Live lessons, in file order."""
         return list(self._snapshot(persona, project).live)
+
+    def unread_lines(self, persona: Persona, project: str) -> list[UnreadLine]:
+        """Lines of the file that are neither lessons nor structure (a hand edit gone wrong), kept as written."""
+        return unread_lines(self._snapshot(persona, project).doc)
 
     def history(self, persona: Persona, project: str) -> list[Lesson]:
         """Superseded lessons, kept for people to see; never injected."""

@@ -143,3 +143,16 @@ def test_a_lesson_a_person_added_says_who_added_it() -> None:
 def test_the_home_view_says_who_added_a_lesson() -> None:
     entry = PersonaMemory(MAYA, (("general", (replace(lesson(1), author="U123ABC"),), 1),))
     assert "added by <@U123ABC>" in str(home_view([entry], admin=False))
+
+
+def test_the_memory_list_shows_unread_lines_under_its_heading_within_the_block_limit() -> None:
+    blocks = memory_blocks(MAYA, "general", [lesson(n) for n in range(80)], unread='1 line not understood: line 3 "<-"')
+    assert len(blocks) <= 50
+    assert blocks[1] == {
+        "type": "context",
+        "elements": [{"type": "mrkdwn", "text": '⚠️ 1 line not understood: line 3 "&lt;-"'}],
+    }
+    assert "more" in str(blocks[-1])
+    empty = memory_blocks(MAYA, "general", [], unread='1 line not understood: line 3 "-"')
+    assert "no memory of" in str(empty[0])
+    assert "not understood" in str(empty[1])

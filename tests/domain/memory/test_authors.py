@@ -12,6 +12,7 @@ from nightwatch.domain.memory import CLI_AUTHOR
 from nightwatch.domain.memory.compaction import compacted
 from nightwatch.domain.memory.format import lesson_id, parse, render_lesson
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
+from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.models import Persona, Purpose, ReflectionContext
 from nightwatch.domain.recall import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM
@@ -42,6 +43,14 @@ def test_the_author_is_read_from_the_metadata_comment_and_absent_without_one() -
     wiped, linter, flags = parse(FILE).live()
     assert (wiped.author, linter.author, flags.author) == ("U123ABC", CLI_AUTHOR, None)
     assert linter.seen == 2
+
+
+def test_a_by_that_cannot_be_an_author_leaves_the_line_unread_and_as_written() -> None:
+    text = "## 2026-11-20 · manual\n- Staging data is wiped every Monday. <!-- by:<@U1> -->\n"
+    doc = parse(text)
+    assert doc.live() == []
+    assert [line.number for line in unread_lines(doc)] == [2]
+    assert doc.render() == text
 
 
 def test_the_id_is_a_hash_of_the_text_only() -> None:
