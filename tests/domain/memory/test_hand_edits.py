@@ -148,3 +148,11 @@ def test_compaction_keeps_the_unread_lines_even_where_it_drops_every_lesson_arou
     assert "Deploys need a rollback plan." not in text
     assert "## 2026-11-20 · manual\n" in text
     assert unread_texts(text) == [text for _, text in UNREAD]
+
+
+@pytest.mark.parametrize("count", ["²", "٣", "1" * 12, "-1", ""])
+def test_a_count_that_is_not_plain_ascii_digits_is_unread_not_a_crash(count: str) -> None:
+    text = f"## 2026-11-20 · manual\n- Releases are cut on Thursdays. <!-- seen:{count} -->\n"
+    doc = parse(text)
+    assert doc.live() == []
+    assert [line.number for line in unread_lines(doc)] == [2]
