@@ -18,7 +18,7 @@ from nightwatch.adapters.redaction import install_redaction
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
-from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, unread_summary
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import PersonaDraft, PersonaService, persona_to_dict, project_slug
 from nightwatch.domain.ports import DeliberationLog
@@ -111,7 +111,14 @@ def _personas_delete(container: Injector, args: argparse.Namespace, out: TextIO)
 
 def _lesson_line(lesson: Lesson) -> str:
     marks = ("📌 " if lesson.pinned else "") + (f"(seen {lesson.seen}×) " if lesson.seen > 1 else "")
-    return f"  {lesson.id}  {lesson.recorded_at:%Y-%m-%d}  {marks}{lesson.text}"
+    return f"  {lesson.id}  {lesson.recorded_at:%Y-%m-%d}  {marks}{lesson.text}{_added_by(lesson)}"
+
+
+def _added_by(lesson: Lesson) -> str:
+    """Who added the lesson, when a person did: '  · added from the CLI' or '  · added by U123ABC'."""
+    if lesson.author is None:
+        return ""
+    return "  · added from the CLI" if lesson.author == CLI_AUTHOR else f"  · added by {lesson.author}"
 
 
 def _memory_target(container: Injector, args: argparse.Namespace) -> tuple[MemoryService, Persona, str]:
@@ -132,13 +139,16 @@ def _memory_show(container: Injector, args: argparse.Namespace, out: TextIO) -> 
     if history:
         print("Superseded:", file=out)
         for lesson in history:
-            print(f"  {lesson.id}  {lesson.text}  (superseded by {lesson.superseded_by})", file=out)
+            print(f"  {lesson.id}  {lesson.text}  (superseded by {lesson.superseded_by}){_added_by(lesson)}", file=out)
+    unread = memory.unread_lines(persona, project)
+    if unread:
+        print(unread_summary(unread), file=out)
     return 0
 
 
 def _memory_add(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
     memory, persona, project = _memory_target(container, args)
-    lesson = memory.remember(persona, project, args.lesson)
+    lesson = memory.remember(persona, project, args.lesson, author=CLI_AUTHOR)
     print(f"Remembered {lesson.id}: {lesson.text}", file=out)
     return 0
 
@@ -172,6 +182,7 @@ def _hit_row(hit: Scored) -> dict[str, object]:
         "recorded_at": lesson.recorded_at.isoformat(),
         "pinned": lesson.pinned,
         "seen": lesson.seen,
+        "author": lesson.author,
         "score": round(hit.score, 4),
         "parts": {
             "keyword": round(parts.keyword, 4),

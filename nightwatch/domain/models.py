@@ -77,7 +77,11 @@ class Persona:
 
 @dataclass(frozen=True)
 class Lesson:
-    """One remembered bullet. `id` is a short hash of the normalised text (see memory.format.lesson_id)."""
+    """One remembered bullet. `id` is a short hash of the normalised text only (see memory.format.lesson_id).
+
+    `author` says which person wrote it (a Slack user id, or "cli" for the command line); None when the persona
+    recorded it itself.
+    """
 
     id: str
     text: str
@@ -88,10 +92,19 @@ class Lesson:
     seen: int = 1
     injected: int = 0
     superseded_by: str | None = None
+    author: str | None = None
 
     @property
     def stale(self) -> bool:
         return self.superseded_by is not None
+
+
+@dataclass(frozen=True)
+class UnreadLine:
+    """A line of a memory file that could not be read as a lesson or as structure: kept as written, reported."""
+
+    number: int  # 1-based, as an editor counts
+    text: str
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 
 The order is fixed so the long stable prefix comes first, which provider prompt caching depends on:
 
-    identity and soul · style · skill mode · operating rules      block 1, cached (or the persona's override)
-    memory block                                                   block 2, cached; absent when memory is empty
-    per-interaction context                                        block 3, never cached
+    identity and soul · style · skill mode · operating rules         block 1, cached (or the persona's override)
+    memory, as notes inside <memory> … </memory>, never instructions block 2, cached; absent when memory is empty
+    per-interaction context                                          block 3, never cached
 
 Each section is its own template with a typed context, so `budget()` can count the tokens of each part exactly as
 `compile()` lays them out.
@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from typing import ClassVar
 
 from nightwatch.domain.models import MemoryBlock, Persona, PromptBlock, Soul, Style, SystemPrompt
+from nightwatch.domain.quoting import as_data
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.prompts import Prompt
 
@@ -108,7 +109,11 @@ class RulesSection(Prompt):
 
 @dataclass(frozen=True)
 class MemorySection(Prompt):
-    """The memory block, introduced so the model knows what it is."""
+    """The memory block: lessons inside `<memory>` … `</memory>`, introduced as notes that are never instructions.
+
+    `lessons` must already be made safe with `as_data` (`SoulCompiler.memory_section` does it), so that only the
+    template opens and closes the block.
+    """
 
     template: ClassVar[str] = "soul_memory.md.j2"
     lessons: str
@@ -177,7 +182,8 @@ class SoulCompiler:
         return self._sections(persona, mode).prefix
 
     def memory_section(self, memory: MemoryBlock) -> str:
-        return MemorySection(lessons=memory.text.strip()).render()
+        """The memory block as the prompt carries it: its text made data (see `as_data`) inside the delimiters."""
+        return MemorySection(lessons=as_data(memory.text.strip())).render()
 
     def budget(
         self,

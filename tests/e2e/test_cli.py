@@ -113,6 +113,41 @@ def test_memory_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert lesson_id not in out
 
 
+def test_a_lesson_added_on_the_command_line_says_so_and_keeps_saying_so(
+    capsys: pytest.CaptureFixture[str], home: Path
+) -> None:
+    run(capsys, "personas", "create", "Nova", "--role", "Data Engineer")
+    run(capsys, "memory", "add", "nova", "Backfills run on replicas only.", "--project", "etl")
+    file = home / "agents" / "nova" / "memories" / "etl" / "main.md"
+    assert "- Backfills run on replicas only. <!-- by:cli -->\n" in file.read_text()
+    code, out, _ = run(capsys, "memory", "show", "nova", "--project", "etl")
+    assert code == 0
+    assert "Backfills run on replicas only.  · added from the CLI" in out
+    code, out, _ = run(capsys, "memory", "search", "nova", "backfills", "--project", "etl", "--json")
+    assert json.loads(out)["results"][0]["author"] == "cli"
+
+    run(capsys, "personas", "rename", "nova", "Nova Prime")
+    code, out, _ = run(capsys, "memory", "show", "Nova Prime", "--project", "etl")
+    assert "added from the CLI" in out
+    run(capsys, "personas", "delete", "nova-prime", "--yes")
+    [archived] = (home / "agents" / ".archived").glob("nova-prime-*")
+    assert "<!-- by:cli -->" in (archived / "memories" / "etl" / "main.md").read_text()
+
+
+def test_memory_show_reports_the_lines_it_could_not_read(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+    file = home / "agents" / "carlos" / "memories" / "p" / "main.md"
+    file.parent.mkdir(parents=True)
+    file.write_text(
+        "# Carlos · memory for p\n\n## 2026-11-20 · manual\n"
+        "1. Release branches are cut on Thursdays.\n-\n  * Hotfixes go to main first.\nsee the wiki\n"
+    )
+    code, out, _ = run(capsys, "memory", "show", "carlos", "--project", "p")
+    assert code == 0
+    assert "2 lessons" in out
+    assert "Hotfixes go to main first." in out
+    assert out.rstrip().endswith('2 lines not understood: line 5 "-", line 7 "see the wiki"')
+
+
 @pytest.mark.skipif(not embeddings.available(), reason="the all-MiniLM-L6-v2 package is not installed")
 def test_search_finds_a_lesson_by_meaning_with_no_shared_word(capsys: pytest.CaptureFixture[str]) -> None:
     run(capsys, "memory", "add", "Maya", "Rotate the signing keys after every incident.", "--project", "p")

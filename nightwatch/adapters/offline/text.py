@@ -9,7 +9,8 @@ The cues it understands (documented for whoever writes the prompts):
 - `round N` (instruction first, then the system prompt) gives the round; `final round` / `last round` /
   `round N of N` in the instruction or the system prompt mark the last one (`not the final round` does not);
 - `at most N lessons` gives the compaction limit; the lessons are the last run of `- ` lines, `[pinned] ` or `📌`
-  marking pinned ones; a memory section starts at a heading naming memory, lessons or what is remembered;
+  marking pinned ones; a memory section starts at a heading naming memory, lessons or what is remembered and ends
+  at the next heading or at `</memory>`, the end of the block that holds the notes;
 - `Outcome: APPROVE|CHANGES|HUMAN` gives the outcome a reflection is about;
 - `N. owner - action` lines in a turn's instruction are the lead's action items from its call for another round,
   and `You lead this discussion` marks the lead's own turn (llm.py reads these two).
@@ -55,6 +56,7 @@ _NUMBERED = re.compile(r"^\d{1,2}[.)]\s+")
 _ITEM = re.compile(r"^([\w@][\w .'@-]{0,39}?)(?:\s*:|\s+[-–—])\s+(\S.*)$")
 _AT_MOST = re.compile(r"\bat most (\d+) lessons?\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_MEMORY_END = "</memory>"
 _MEMORY_HEADING = re.compile(r"^#{1,6}\s.*\b(memor\w*|lessons?|remember\w*)\b", re.IGNORECASE)
 
 
@@ -255,11 +257,11 @@ def nested_bullets(text: str) -> list[str]:
 
 
 def memory_lessons(system_text: str) -> list[str]:
-    """The `- ` lessons under a memory heading of the system prompt."""
+    """The `- ` lessons under a memory heading of the system prompt, up to the end of its memory block."""
     lessons: list[str] = []
     inside = False
     for line in system_text.splitlines():
-        if line.startswith("#"):
+        if line.startswith("#") or line == _MEMORY_END:
             inside = bool(_MEMORY_HEADING.match(line))
         elif inside and line.startswith("- ") and line[2:].strip():
             lessons.append(unmark(line[2:]))

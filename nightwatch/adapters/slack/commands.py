@@ -30,7 +30,7 @@ from nightwatch.adapters.slack.views import (
 from nightwatch.adapters.terminal import render_budget
 from nightwatch.domain.deliberation import DeliberationEngine, find_persona
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError
-from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.memory import MemoryService, unread_summary
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService, project_slug
 from nightwatch.domain.ports import Clock, DeliberationLog
@@ -180,12 +180,13 @@ class SlashCommands:
         persona, project_name = self._persona_and_rest(rest)
         project = project_slug(project_name) if project_name else self._channels.project_for(call.channel)
         lessons = self._memory.lessons(persona, project)
-        return Reply(f"{persona.name}'s memory of {project}", memory_blocks(persona, project, lessons))
+        unread = unread_summary(self._memory.unread_lines(persona, project))
+        return Reply(f"{persona.name}'s memory of {project}", memory_blocks(persona, project, lessons, unread=unread))
 
     def remember(self, call: Invocation, rest: str) -> Reply:
         persona, text = self._persona_and_rest(rest)
         project = self._channels.project_for(call.channel)
-        lesson = self._memory.remember(persona, project, text)
+        lesson = self._memory.remember(persona, project, text, author=call.user or None)
         self._home.publish(call.user)
         return Reply(f"{persona.name} remembers `{lesson.id}` for {project}: {escape(lesson.text)}")
 

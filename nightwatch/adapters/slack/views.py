@@ -8,10 +8,12 @@ a mention or a link. Every builder keeps to Slack's limits: 3,000 characters per
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from nightwatch.domain.memory import CLI_AUTHOR
 from nightwatch.domain.models import Deliberation, Lesson, Persona
 from nightwatch.prompts import Prompt
 
@@ -25,6 +27,8 @@ PERSONA_NEW = "persona_new"
 PERSONA_EDIT = "persona_edit"
 PERSONA_DELETE = "persona_delete"
 LESSON_FORGET = "lesson_forget"
+
+_SLACK_USER = re.compile(r"[UW][A-Z0-9]+")  # a user id: shown as a mention, which Slack displays as their name
 
 
 @dataclass(frozen=True)
@@ -166,10 +170,21 @@ def personas_blocks(personas: Sequence[Persona]) -> list[Block]:
     return blocks
 
 
+def added_by(lesson: Lesson) -> str:
+    """Who added the lesson, as mrkdwn: 'added by <@U123ABC>', 'added from the CLI', or '' for the persona itself."""
+    author = lesson.author
+    if author is None:
+        return ""
+    if author == CLI_AUTHOR:
+        return "added from the CLI"
+    return f"added by <@{author}>" if _SLACK_USER.fullmatch(author) else f"added by {escape(author)}"
+
+
 def lesson_block(persona: Persona, project: str, lesson: Lesson, source: str) -> Block:
     pin = "📌 " if lesson.pinned else ""
     seen = f" · seen {lesson.seen}×" if lesson.seen > 1 else ""
-    text = f"{pin}{escape(lesson.text)}\n`{lesson.id}` · {lesson.recorded_at:%Y-%m-%d}{seen}"
+    by = f" · {added_by(lesson)}" if lesson.author else ""
+    text = f"{pin}{escape(lesson.text)}\n`{lesson.id}` · {lesson.recorded_at:%Y-%m-%d}{seen}{by}"
     block = mrkdwn(text)
     target = ForgetTarget(persona.slug, project, lesson.id, source)
     block["accessory"] = button(
@@ -181,13 +196,19 @@ def lesson_block(persona: Persona, project: str, lesson: Lesson, source: str) ->
     return block
 
 
-def memory_blocks(persona: Persona, project: str, lessons: Sequence[Lesson], *, title: str = "") -> list[Block]:
-    """A persona's lessons for one project, each with a Forget button (ephemeral list)."""
+def memory_blocks(
+    persona: Persona, project: str, lessons: Sequence[Lesson], *, title: str = "", unread: str = ""
+) -> list[Block]:
+    """A persona's lessons for one project, each with a Forget button (ephemeral list).
+
+    `unread` says which lines of the file were not understood (see `unread_summary`); it is shown under the heading.
+    """
     heading = title or f"*{escape(persona.name)}* remembers {len(lessons)} lessons about *{escape(project)}*"
+    notice = [context(f"⚠️ {escape(unread)}")] if unread else []
     if not lessons:
-        return [mrkdwn(f"*{escape(persona.name)}* has no memory of *{escape(project)}* yet.")]
-    room = MESSAGE_BLOCKS - 2
-    blocks = [mrkdwn(heading)] + [lesson_block(persona, project, lesson, "list") for lesson in lessons[:room]]
+        return [mrkdwn(f"*{escape(persona.name)}* has no memory of *{escape(project)}* yet."), *notice]
+    room = MESSAGE_BLOCKS - 2 - len(notice)
+    blocks = [mrkdwn(heading), *notice] + [lesson_block(persona, project, lesson, "list") for lesson in lessons[:room]]
     if len(lessons) > room:
         blocks.append(context(f"…and {len(lessons) - room} more; `nightwatch memory show` lists them all."))
     return blocks

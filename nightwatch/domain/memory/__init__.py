@@ -6,7 +6,19 @@ the document bounded by compaction. Other rooms use the names below, not the mod
 
 from nightwatch.domain.memory.cache import line_cost
 from nightwatch.domain.memory.curation import is_duplicate
+from nightwatch.domain.memory.format import CLI_AUTHOR
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
+from nightwatch.domain.memory.unread import unread_summary
 
-__all__ = ["Flavour", "MemoryBlockPrompt", "MemoryPolicy", "MemoryService", "flavour_for", "is_duplicate", "line_cost"]
+__all__ = [
+    "CLI_AUTHOR",
+    "Flavour",
+    "MemoryBlockPrompt",
+    "MemoryPolicy",
+    "MemoryService",
+    "flavour_for",
+    "is_duplicate",
+    "line_cost",
+    "unread_summary",
+]

@@ -139,11 +139,13 @@ def compacted(
 
 
 def _drop_empty_sections(doc: MemoryDocument) -> MemoryDocument:
-    """Remove dated sections whose lessons were all dropped; the preamble and hand-titled sections stay."""
+    """Remove dated sections left with no lesson and no line a person wrote; the preamble and hand-titled ones stay."""
     sections = [
         section
         for section in doc.sections
-        if section.history or section.day is None or any(True for _ in section.lessons())
+        if section.history
+        or section.day is None
+        or any(line.lesson is not None or (line.raw or "").strip() for line in section.lines)
     ]
     return replace(doc, sections=tuple(sections))
 

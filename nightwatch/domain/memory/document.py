@@ -156,6 +156,8 @@ def render_lesson(lesson: Lesson | None) -> str:
     if lesson.stale:
         meta.append(f"superseded-by:{lesson.superseded_by}")
         meta.append(f"on:{lesson.recorded_at.date().isoformat()}")
+    if lesson.author:
+        meta.append(f"by:{lesson.author}")
     if lesson.seen != 1:
         meta.append(f"seen:{lesson.seen}")
     if lesson.injected:

@@ -5,18 +5,22 @@
     ## 2026-11-21 · deliberation · https://example.slack.com/archives/C1/p1700000000
     - The auth module couples to the session store; review changes to both together.
     - 📌 Never merge a migration without a rollback script. <!-- seen:3 injected:12 -->
+    - Staging data is wiped every Monday. <!-- by:U123ABC -->
 
     ## Superseded
     - ~~Release train runs on Tuesdays.~~ <!-- superseded-by:ab12cd34 on:2026-11-21 -->
 
-Every line that is not a lesson bullet is kept verbatim (see document.py), and so is every lesson bullet nobody
-changed. Parsing never raises: odd lines are simply kept as they are.
+A lesson is a bullet in any form a person types (`-`, `*`, `+`, `•`, `1.`, `2)`, indented or not); its trailing
+comment holds its metadata, and a bullet whose comment is malformed is not read as a lesson. Every line that is not
+a lesson is kept verbatim (see document.py), and so is every lesson nobody changed; a rewritten lesson is written
+back in the `- ` form. Parsing never raises; unread.py finds the kept lines worth telling a person about.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from functools import lru_cache
 
@@ -32,12 +36,14 @@ from nightwatch.domain.memory.document import (
 from nightwatch.domain.models import Lesson
 
 __all__ = [
+    "CLI_AUTHOR",
     "HISTORY_TITLE",
     "PIN",
     "UNDATED",
     "Line",
     "MemoryDocument",
     "Section",
+    "bullet_text",
     "clean_lesson_text",
     "header_part",
     "lesson_id",
@@ -46,8 +52,10 @@ __all__ = [
     "normalise",
     "parse",
     "render_lesson",
+    "valid_author",
 ]
 
+CLI_AUTHOR = "cli"  # the author of a lesson a person added on the command line (in Slack it is their user id)
 UNDATED = datetime(1970, 1, 1, tzinfo=UTC)  # lessons written above any dated section
 
 _HEADER = re.compile(r"^##(?!#)\s*(.*?)\s*$")
@@ -59,6 +67,10 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _HISTORY_NAMES = frozenset({"superseded", "history"})
 _TRAILING_PUNCT = re.compile(r"[\s.,;:!?…]+$")
 _TRAILING_CHARS = frozenset(".,;:!?…")  # the characters _TRAILING_PUNCT removes (white space is already collapsed)
+_AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_MARKS = frozenset("-*+•")
+_FIRST = frozenset("-*+•0123456789 \t")  # the first characters of a line that may be a bullet
+_NUMBERED = re.compile(r"\d{1,3}[.)](?:\s+|$)")
 
 
 def normalise(text: str) -> str:
@@ -94,6 +106,11 @@ def clean_lesson_text(text: str) -> str:
     return body.replace("~~", "").strip()
 
 
+def valid_author(author: str) -> bool:
+    """True when `author` fits a lesson's metadata: one word of letters, digits, '.', '_' or '-' (a Slack user id)."""
+    return bool(_AUTHOR.fullmatch(author))
+
+
 def header_part(text: str) -> str:
     """Make text usable as one part of a section header (no newlines, no ' · ' separator)."""
     return " ".join(text.replace("·", "-").split())
@@ -126,8 +143,8 @@ def parse(text: str) -> MemoryDocument:
             sections.append(_with_lines(current, lines))
             current, lines = _section(raw, header.group(1)), []
             continue
-        # Only a line that starts with a bullet mark can be a lesson: blank lines and prose skip the parser.
-        lesson = _lesson(raw, current.day, current.kind, current.link, current.history) if raw[:1] in "-*+" else None
+        # Only a line that starts with a bullet mark, a digit or indentation can be a lesson: prose skips the parser.
+        lesson = _lesson(raw, current.day, current.kind, current.link, current.history) if raw[:1] in _FIRST else None
         lines.append(Line(raw=raw, lesson=lesson))
     sections.append(_with_lines(current, lines))
     return MemoryDocument(sections=tuple(sections), trailing_newline=trailing or not text)
@@ -157,22 +174,21 @@ def _section(raw: str, body: str) -> Section:
 
 @lru_cache(maxsize=32768)
 def _lesson(raw: str, day: date | None, kind: str, link: str | None, history: bool) -> Lesson | None:
-    """One bullet line as a lesson (None for any other line). Cached: a rewrite re-parses mostly unchanged lines."""
-    line = raw.rstrip("\r")
-    if len(line) < 2 or line[0] not in "-*+" or not line[1].isspace():
-        return None  # a bullet is -, * or + then white space (no regex: this runs for every line of a cold read)
-    body = line[1:].strip()
-    meta: dict[str, str] = {}
-    comment = _COMMENT.search(body) if "<!--" in body else None
-    if comment:
-        body = body[: comment.start()]
-        for item in comment.group(1).split():
-            key, _, value = item.partition(":")
-            meta[key.lower()] = value
+    """One bullet line as a lesson; None for any other line, and for a bullet it cannot use (see `unread_lines`).
+
+    Cached: a rewrite re-parses mostly unchanged lines.
+    """
+    body = bullet_text(raw)
+    if not body:
+        return None
+    parsed = _metadata(body) if "<!--" in body else ({}, body)
+    if parsed is None:
+        return None
+    fields, body = parsed
     pinned = False
     while _may_be_pinned(body) and (mark := _PIN_MARK.match(body)):
         pinned, body = True, body[mark.end() :]
-    superseded_by = meta.get("superseded-by") or None
+    superseded_by = fields.get("superseded-by") or None
     struck = _STRUCK.match(body.strip()) if "~~" in body else None
     if struck:
         body = struck.group(1) + struck.group(2)
@@ -180,21 +196,66 @@ def _lesson(raw: str, day: date | None, kind: str, link: str | None, history: bo
     if history and superseded_by is None:
         superseded_by = "manual"
     text = body.strip()
-    if not text:
+    if not _has_word(text):
         return None
-    when = _day(meta.get("on")) if superseded_by and meta.get("on") else day
-    recorded = datetime(when.year, when.month, when.day, tzinfo=UTC) if when else UNDATED
+    when = _day(fields.get("on")) if superseded_by and fields.get("on") else day
     return Lesson(
         id=lesson_id(text),
         text=text,
-        recorded_at=recorded,
+        recorded_at=datetime(when.year, when.month, when.day, tzinfo=UTC) if when else UNDATED,
         kind=kind,
         link=link,
         pinned=pinned,
-        seen=_count(meta.get("seen"), 1),
-        injected=_count(meta.get("injected"), 0),
+        seen=_count(fields.get("seen"), 1),
+        injected=_count(fields.get("injected"), 0),
         superseded_by=superseded_by,
+        author=fields.get("by"),
     )
+
+
+def bullet_text(raw: str) -> str | None:
+    """The text after a line's bullet mark ('', for a bare mark), or None when the line is not a bullet.
+
+    A bullet is `-`, `*`, `+` or `•`, or a number with `.` or `)` (`1.`, `2)`), then white space, at any
+    indentation. No regex for the common case: this runs for every line of a cold read.
+    """
+    if raw[:1] in _MARKS and raw[1:2] == " ":  # the form Night Watch writes, by far the most common
+        return raw[2:].strip()
+    line = raw.strip()
+    first = line[:1]
+    if first in _MARKS:
+        return line[1:].lstrip() if len(line) == 1 or line[1].isspace() else None
+    if first.isdigit():
+        number = _NUMBERED.match(line)
+        return line[number.end() :].lstrip() if number else None
+    return None
+
+
+def _metadata(body: str) -> tuple[dict[str, str], str] | None:
+    """The trailing `<!-- key:value ... -->` of a bullet's text as fields, and the text before it.
+
+    None when the comment is malformed: not closed at the end of the line, another comment left in the text, an item
+    that is not `key:value`, a key Night Watch does not write, or a value of the wrong shape.
+    """
+    comment = _COMMENT.search(body)
+    if comment is None or "<!--" in body[: comment.start()]:
+        return None
+    fields: dict[str, str] = {}
+    for item in comment.group(1).split():
+        key, _, value = item.partition(":")
+        check = _FIELDS.get(key.lower())
+        if check is None or not check(value):
+            return None
+        fields[key.lower()] = value
+    return fields, body[: comment.start()]
+
+
+def _is_date(value: str) -> bool:
+    return _day(value) is not None
+
+
+def _has_word(text: str) -> bool:
+    return any(char.isalnum() for char in text)
 
 
 def _day(value: str | None) -> date | None:
@@ -205,4 +266,18 @@ def _day(value: str | None) -> date | None:
 
 
 def _count(value: str | None, default: int) -> int:
-    return int(value) if value and value.isdigit() and len(value) < 10 else default
+    return int(value) if value and _is_count(value) else default
+
+
+def _is_count(value: str) -> bool:
+    return value.isascii() and value.isdigit() and len(value) < 10
+
+
+# The keys a lesson's metadata comment may hold, each with the check its value must pass.
+_FIELDS: dict[str, Callable[[str], bool]] = {
+    "seen": _is_count,
+    "injected": _is_count,
+    "superseded-by": bool,
+    "on": _is_date,
+    "by": valid_author,
+}

@@ -1,8 +1,8 @@
 """The junk guard: text that must never be written to memory.
 
 Greetings, refusals, placeholders, echoes of the reflection prompt or of the interaction itself, and text Night Watch
-itself injected (the "X remembered:" notes, the memory block's heading, file markup, several remembered lessons
-stitched together), which would otherwise feed back into memory as if it had been learned.
+itself injected (the "X remembered:" notes, the memory block's heading and introduction, file markup, several
+remembered lessons stitched together), which would otherwise feed back into memory as if it had been learned.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ _PREAMBLE = re.compile(
 )
 _INJECTED = re.compile(
     r"^\W*[\w .'’-]{1,40}\bremembered\s*:|<!--|-->|superseded-by:|\bwhat you remember from earlier work\b|"
-    r"\blessons you recorded (yourself|in past work)\b|·\s*memory for\b|\bmemories/[a-z0-9-]+/main\.md\b",
+    r"\blessons you recorded (yourself|in past work)\b|\bthe memory block below holds notes\b|"
+    r"\bdata, never instructions to follow\b|·\s*memory for\b|\bmemories/[a-z0-9-]+/main\.md\b",
     re.IGNORECASE,
 )
 

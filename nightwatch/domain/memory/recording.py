@@ -46,11 +46,12 @@ class Recorded:
 
 @dataclass(frozen=True)
 class Entry:
-    """Where new lessons go: the dated section header's parts."""
+    """Where new lessons go (the dated section header's parts) and who wrote them (None: the persona itself)."""
 
     day: date
     kind: str
     link: str | None
+    author: str | None = None
 
 
 def near(candidate: str, live: Sequence[Lesson], table: VectorTable | None) -> list[Neighbour]:
@@ -98,6 +99,7 @@ def record(doc: MemoryDocument, candidate: str, decision: Curation, entry: Entry
         recorded_at=datetime(entry.day.year, entry.day.month, entry.day.day, tzinfo=UTC),
         kind=entry.kind,
         link=entry.link,
+        author=entry.author,
     )
     doc = doc.append([lesson], entry.day, entry.kind, entry.link)
     if decision.action == "supersede" and decision.target is not None:

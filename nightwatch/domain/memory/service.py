@@ -18,10 +18,17 @@ from nightwatch.domain.errors import InvalidInputError, LLMError, NightWatchErro
 from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.compaction import Compactor
-from nightwatch.domain.memory.format import clean_lesson_text, header_part, live_line_count, new_document
+from nightwatch.domain.memory.format import (
+    clean_lesson_text,
+    header_part,
+    live_line_count,
+    new_document,
+    valid_author,
+)
 from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
 from nightwatch.domain.memory.reflection import ReflectionPrompt, ask, parse_lessons
+from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.memory.vectors import MemoryVectors
 from nightwatch.domain.models import (
     CompactionResult,
@@ -30,9 +37,11 @@ from nightwatch.domain.models import (
     Persona,
     Purpose,
     ReflectionContext,
+    UnreadLine,
 )
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import LLM, Clock, MemoryStore
+from nightwatch.domain.quoting import as_data
 from nightwatch.domain.recall import Recall, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.prompts import Prompt
@@ -125,6 +134,10 @@ class MemoryService:
         """Live lessons, in file order."""
         return list(self._snapshot(persona, project).live)
 
+    def unread_lines(self, persona: Persona, project: str) -> list[UnreadLine]:
+        """Lines of the file that are neither lessons nor structure (a hand edit gone wrong), kept as written."""
+        return unread_lines(self._snapshot(persona, project).doc)
+
     def history(self, persona: Persona, project: str) -> list[Lesson]:
         """Superseded lessons, kept for people to see; never injected."""
         return self._snapshot(persona, project).doc.stale()
@@ -182,12 +195,26 @@ class MemoryService:
         return [outcome.lesson for outcome in outcomes if outcome.created and outcome.lesson is not None]
 
     def remember(
-        self, persona: Persona, project: str, text: str, *, kind: str = "manual", link: str | None = None
+        self,
+        persona: Persona,
+        project: str,
+        text: str,
+        *,
+        kind: str = "manual",
+        link: str | None = None,
+        author: str | None = None,
     ) -> Lesson:
-        """Record a lesson a person gave; a restatement of one already kept counts that one as seen again."""
+        """Record a lesson a person gave, marked with its `author`; a restatement counts the kept one as seen again.
+
+        The author of a restated lesson stays whoever wrote it first.
+        """
         project = check_slug(project)
         lesson = clean_lesson_text(text)
         limit = self.policy.max_lesson_chars
+        if author is not None and not valid_author(author):
+            raise InvalidInputError(
+                f"{author!r} cannot be kept as a lesson's author: use one word of letters, digits, '.', '_' or '-'."
+            )
         if not lesson:
             raise InvalidInputError("A lesson cannot be empty: write one sentence worth remembering.")
         if len(lesson) > limit:
@@ -195,7 +222,7 @@ class MemoryService:
         reason = junk_reason(lesson)
         if reason:
             raise InvalidInputError(f"Not remembered: {reason}. Write a lesson a teammate could act on.")
-        entry = Entry(self.clock.now().date(), header_part(kind) or "manual", _link(link))
+        entry = Entry(self.clock.now().date(), header_part(kind) or "manual", _link(link), author)
         outcome = self._record(persona, project, [lesson], entry, allow_skip=False)[0]
         if outcome.lesson is None:
             raise InvalidInputError(f"Not remembered: {outcome.reason}. Write it as one new lesson.")
@@ -310,7 +337,8 @@ class MemoryService:
 
 
 def _render(chosen: Sequence[Lesson]) -> str:
-    return MemoryBlockPrompt(lessons=tuple(lesson.text for lesson in chosen)).render() if chosen else ""
+    """The block's text, each lesson already made data, so its tokens are counted as the prompt will carry it."""
+    return MemoryBlockPrompt(lessons=tuple(as_data(lesson.text) for lesson in chosen)).render() if chosen else ""
 
 
 def _drop_lowest(chosen: list[Lesson]) -> list[Lesson]:

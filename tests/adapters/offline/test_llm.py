@@ -23,7 +23,9 @@ from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import (
     ChatMessage,
     Decision,
+    Lesson,
     LLMRequest,
+    MemoryBlock,
     Persona,
     PromptBlock,
     Purpose,
@@ -35,6 +37,7 @@ from nightwatch.domain.models import (
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
 from tests.fakes import (
+    T0,
     FakeClock,
     InMemoryDeliberationLog,
     InMemoryMemoryStore,
@@ -259,6 +262,20 @@ def test_a_turn_recalls_a_remembered_lesson_on_the_topic() -> None:
     text = answer(request(Purpose.TURN, "Your turn, Maya (round 1).", system=memory))
 
     assert text.endswith("From memory: the login flow shares its session store with admin.")
+
+
+def test_a_turn_reads_lessons_only_inside_the_compiled_memory_block() -> None:
+    block = MemoryBlock(
+        lessons=(Lesson(id="a", text="The login flow shares its session store with admin.", recorded_at=T0),),
+        text="- The login flow shares its session store with admin.",
+    )
+    memory = SoulCompiler().memory_section(block)
+    system = f"You are Maya.\n\n{memory}\n- The login endpoint stores tokens in localStorage."
+
+    text = answer(request(Purpose.TURN, "Your turn, Maya (round 1).", system=system))
+
+    assert text.endswith("From memory: the login flow shares its session store with admin.")
+    assert "localStorage." not in text.split("From memory:")[1]
 
 
 @pytest.mark.parametrize(

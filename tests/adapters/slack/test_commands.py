@@ -84,6 +84,23 @@ def test_remember_then_memory_lists_the_lesson_with_a_forget_button(stack: Stack
     assert "no memory of *other-project*" in text_of(other)
 
 
+def test_a_lesson_remembered_in_slack_is_filed_and_listed_under_who_added_it(stack: Stack, fake: FakeSlack) -> None:
+    stack.command(fake, f"remember Maya {LESSON}", user="U1")
+    [lesson] = stack.memory.lessons(stack.personas.get("Maya"), "general")
+    assert lesson.author == "U1"
+    assert "added by <@U1>" in text_of(stack.command(fake, "memory maya"))
+    fake.wait_for(lambda: "added by <@U1>" in str(fake.home_view("U1")))
+
+
+def test_the_memory_list_reports_lines_of_the_file_it_could_not_read(stack: Stack, fake: FakeSlack) -> None:
+    file = stack.settings.home / "agents" / "maya" / "memories" / "general" / "main.md"
+    file.parent.mkdir(parents=True)
+    file.write_text(f"## 2026-11-20 · manual\n* {LESSON}\n- <!channel> <!-- seen:x -->\n")
+    listed = text_of(stack.command(fake, "memory maya"))
+    assert LESSON in listed
+    assert '1 line not understood: line 3 "- &lt;!channel&gt; &lt;!-- seen:x --&gt;"' in listed
+
+
 def test_memory_search_finds_matching_lessons(stack: Stack, fake: FakeSlack) -> None:
     stack.command(fake, f"remember Maya {LESSON}")
     stack.command(fake, "remember Maya Backups are restored and checked every quarter.")

@@ -124,3 +124,35 @@ def test_help_lists_the_subcommands_and_the_personas() -> None:
     ):
         assert f"/nightwatch {sub}" in text
     assert "Maya and Carlos" in text
+
+
+def test_a_lesson_a_person_added_says_who_added_it() -> None:
+    by_user = replace(lesson(1), author="U123ABC")
+    by_cli = replace(lesson(2), author="cli")
+    by_hand = replace(lesson(3), author="ops-bot")
+    blocks = memory_blocks(MAYA, "general", [by_user, by_cli, by_hand, lesson(4)])
+    lines = [block["text"]["text"].split("\n")[1] for block in blocks[1:]]
+    assert lines == [
+        "`id0001` · 2026-11-22 · added by <@U123ABC>",
+        "`id0002` · 2026-11-23 · added from the CLI",
+        "`id0003` · 2026-11-24 · added by ops-bot",
+        "`id0004` · 2026-11-25",
+    ]
+
+
+def test_the_home_view_says_who_added_a_lesson() -> None:
+    entry = PersonaMemory(MAYA, (("general", (replace(lesson(1), author="U123ABC"),), 1),))
+    assert "added by <@U123ABC>" in str(home_view([entry], admin=False))
+
+
+def test_the_memory_list_shows_unread_lines_under_its_heading_within_the_block_limit() -> None:
+    blocks = memory_blocks(MAYA, "general", [lesson(n) for n in range(80)], unread='1 line not understood: line 3 "<-"')
+    assert len(blocks) <= 50
+    assert blocks[1] == {
+        "type": "context",
+        "elements": [{"type": "mrkdwn", "text": '⚠️ 1 line not understood: line 3 "&lt;-"'}],
+    }
+    assert "more" in str(blocks[-1])
+    empty = memory_blocks(MAYA, "general", [], unread='1 line not understood: line 3 "-"')
+    assert "no memory of" in str(empty[0])
+    assert "not understood" in str(empty[1])

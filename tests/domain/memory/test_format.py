@@ -73,13 +73,13 @@ def test_ids_survive_hand_edits_of_other_lines() -> None:
     assert {lesson.id for lesson in parse(edited).live()} == before
 
 
-def test_hand_edited_file_parses_and_keeps_every_non_bullet_line() -> None:
+def test_hand_edited_file_parses_and_keeps_every_line_that_is_not_a_lesson() -> None:
     text = (
         "Notes first, no title\n"
         "* a star bullet typed by a person\n"
         "## not a date · still a header\n"
         "- [pinned] Keep the staging DB snapshot for 7 days\n"
-        "  - an indented line stays verbatim\n"
+        "  continued on an indented line, kept verbatim\n"
         "### deeper heading\n"
         "## 2026-02-30 · bad date\n"
         "- a lesson under a bad date\n"
@@ -104,7 +104,7 @@ def test_hand_edited_file_parses_and_keeps_every_non_bullet_line() -> None:
     assert (dated.recorded_at, dated.kind) == (datetime(2026, 3, 1, tzinfo=UTC), "note")
     assert doc.render() == text
     changed = doc.map_lessons(lambda lesson: replace(lesson, seen=2) if lesson.id == dated.id else lesson).render()
-    assert "  - an indented line stays verbatim\n### deeper heading\n" in changed
+    assert "  continued on an indented line, kept verbatim\n### deeper heading\n" in changed
     assert "- dated lesson without kind <!-- seen:2 -->" in changed
     assert changed.replace(" <!-- seen:2 -->", "") == text
 
