@@ -16,12 +16,42 @@ from injector import Injector
 
 from nightwatch.adapters.redaction import install_redaction
 from nightwatch.config import Settings
-from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
+from nightwatch.domain.deliberation import (
+    PERSONAS_MAX,
+    TOPIC_MAX,
+    DeliberationEngine,
+    DeliberationRequest,
+    validate_optional_topic,
+    validate_persona_list,
+    validate_topic,
+)
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
-from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, unread_summary
+from nightwatch.domain.inputs import whole_number
+from nightwatch.domain.memory import (
+    CLI_AUTHOR,
+    LESSON_MAX,
+    QUERY_MAX,
+    SEARCH_MAX,
+    MemoryService,
+    unread_summary,
+    validate_lesson,
+    validate_lesson_id,
+    validate_query,
+)
 from nightwatch.domain.models import Lesson, Persona
-from nightwatch.domain.personas import PersonaDraft, PersonaService, persona_to_dict, project_slug
-from nightwatch.domain.ports import DeliberationLog
+from nightwatch.domain.personas import (
+    PERSONA_NAME_MAX,
+    PROJECT_NAME_MAX,
+    ROLE_MAX,
+    PersonaDraft,
+    PersonaService,
+    persona_to_dict,
+    project_slug,
+    validate_avatar,
+    validate_persona_name,
+    validate_role,
+)
+from nightwatch.domain.ports import RECENT_MAX, DeliberationLog
 from nightwatch.domain.recall import Scored
 from nightwatch.startup import start
 from nightwatch.wiring import build_injector
@@ -32,11 +62,11 @@ Handler = Callable[[Injector, argparse.Namespace, TextIO], int]
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 1 failed, 2 bad usage)."""
     parser = _parser()
-    args = parser.parse_args(argv)
-    if not hasattr(args, "handler"):
-        parser.print_help()
-        return 2
     try:
+        args = parser.parse_args(argv)  # our checks raise InvalidInputError from here; argparse's own exit 2
+        if not hasattr(args, "handler"):
+            parser.print_help()
+            return 2
         settings = _settings(args)
         logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
         install_redaction()
@@ -220,7 +250,7 @@ def _deliberate(container: Injector, args: argparse.Namespace, out: TextIO) -> i
     for name in names:
         personas.get(name)  # fail early with a clear message
     request = DeliberationRequest(
-        topic=_topic(args.topic),
+        topic=args.topic,
         project=project_slug(args.project),
         thread=f"terminal:{uuid.uuid4().hex[:12]}",
         personas=names,
@@ -230,15 +260,6 @@ def _deliberate(container: Injector, args: argparse.Namespace, out: TextIO) -> i
     if args.json:
         print(json.dumps(render_result_json(result), ensure_ascii=False, indent=2), file=out)
     return 0
-
-
-def _topic(raw: str) -> str:
-    topic = raw.strip()
-    if not topic:
-        raise InvalidInputError('Give a topic to deliberate, e.g. nightwatch deliberate "Add rate limiting to login".')
-    if len(topic) > 4000:
-        raise InvalidInputError(f"The topic is {len(topic)} characters; keep it under 4,000 (summarise it).")
-    return topic
 
 
 def _context(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
@@ -272,6 +293,37 @@ def _run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+# --- argument checks -----------------------------------------------------------------------------------------------
+# Each is a domain rule run as an argument's argparse `type`. A bad value raises InvalidInputError out of parse_args,
+# so main answers "error: ..." with exit 2 before any file or database is opened; argparse's own complaints (a
+# missing argument, an unknown option) still exit 2 with its usage line.
+
+_NAME_RULE = f"1-{PERSONA_NAME_MAX} letters, digits, spaces, - or _"
+_LESSON_HELP = f"one sentence worth remembering (1-{LESSON_MAX} characters)"
+_PERSONAS_HELP = f"comma-separated persona names to include, e.g. maya,carlos (1-{PERSONAS_MAX})"
+_PROJECT_HELP = f"project slug: 1-{PROJECT_NAME_MAX} letters, digits, spaces, '.', '_' or '-' (default: default)"
+
+
+def _lesson(raw: str) -> str:
+    """Check a lesson and keep it as typed: remembering it cleans it once more."""
+    validate_lesson(raw)
+    return raw
+
+
+def _persona_list(raw: str) -> str:
+    """Check a --personas list and write it back as plain comma-separated names."""
+    return ",".join(validate_persona_list(raw))
+
+
+def _count(option: str, high: int) -> Callable[[str], int]:
+    """A check for an option that takes a whole number from 1 to `high`."""
+
+    def count(raw: str) -> int:
+        return whole_number(raw, what=option, low=1, high=high)
+
+    return count
+
+
 # --- parser --------------------------------------------------------------------------------------------------------
 
 
@@ -285,44 +337,48 @@ def _parser() -> argparse.ArgumentParser:
     personas = commands.add_parser("personas", help="list, show, create, rename, delete personas")
     ops = personas.add_subparsers(title="persona commands", metavar="ACTION", required=True)
     _command(ops, "list", _personas_list, "list every persona")
-    _command(ops, "show", _personas_show, "show one persona in full").add_argument("name")
+    _persona_argument(_command(ops, "show", _personas_show, "show one persona in full"), "name")
     create = _command(ops, "create", _personas_create, "create a persona")
-    create.add_argument("name")
-    create.add_argument("--role", required=True, help='what the persona does, e.g. "Database Reviewer"')
-    create.add_argument("--avatar", help="an emoji like :owl: or an image URL")
+    _persona_argument(create, "name")
+    create.add_argument("--role", type=validate_role, required=True, help=f'e.g. "Database Reviewer" (1-{ROLE_MAX})')
+    create.add_argument("--avatar", type=validate_avatar, help="an emoji like :owl: or an image URL")
     rename = _command(ops, "rename", _personas_rename, "rename a persona (its memory folder follows)")
-    rename.add_argument("old")
-    rename.add_argument("new")
+    _persona_argument(rename, "old")
+    _persona_argument(rename, "new")
     delete = _command(ops, "delete", _personas_delete, "delete a persona (its memory is archived)")
-    delete.add_argument("name")
+    _persona_argument(delete, "name")
     delete.add_argument("--yes", action="store_true", help="confirm the deletion")
 
     memory = commands.add_parser("memory", help="show, add, forget, search, compact a persona's memory")
     mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
     _memory_command(mem, "show", _memory_show, "show a persona's lessons for a project")
-    _memory_command(mem, "add", _memory_add, "remember a lesson").add_argument("lesson")
-    _memory_command(mem, "forget", _memory_forget, "forget a lesson by id").add_argument("id")
+    _memory_command(mem, "add", _memory_add, "remember a lesson").add_argument(
+        "lesson", type=_lesson, help=_LESSON_HELP
+    )
+    _memory_command(mem, "forget", _memory_forget, "forget a lesson by id").add_argument("id", type=validate_lesson_id)
     search = _memory_command(mem, "search", _memory_search, "find the lessons that match a query")
-    search.add_argument("query")
+    search.add_argument("query", type=validate_query, help=f"1-{QUERY_MAX} characters")
     search.add_argument("--json", action="store_true", help="print one JSON document")
-    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
     _memory_command(mem, "compact", _memory_compact, "condense the memory file with the model")
     _memory_command(mem, "rollback", _memory_rollback, "restore the version kept before the last compaction")
 
     deliberate = _command(commands, "deliberate", _deliberate, "run a deliberation in the terminal")
-    deliberate.add_argument("topic")
-    deliberate.add_argument("--project", default="default", help="project slug (default: default)")
-    deliberate.add_argument("--personas", help="comma-separated persona names to include, e.g. maya,carlos")
+    deliberate.add_argument("topic", type=validate_topic, help=f"1-{TOPIC_MAX:,} characters")
+    _project_option(deliberate)
+    deliberate.add_argument("--personas", type=_persona_list, help=_PERSONAS_HELP)
     deliberate.add_argument("--llm", choices=("offline", "anthropic"), help="override NIGHTWATCH_LLM")
     deliberate.add_argument("--json", action="store_true", help="print one JSON document instead of the transcript")
 
     context = _command(commands, "context", _context, "show the token budget of a persona's system prompt")
-    context.add_argument("persona")
-    context.add_argument("--project", default="default")
-    context.add_argument("--topic", default="")
+    _persona_argument(context, "persona")
+    _project_option(context)
+    context.add_argument("--topic", type=validate_optional_topic, default="", help="default: the project's latest")
 
     history = _command(commands, "history", _history, "recent deliberations and how they ended")
-    history.add_argument("--limit", type=int, default=20)
+    history.add_argument(
+        "--limit", type=_count("--limit", RECENT_MAX), default=20, help=f"1-{RECENT_MAX} (default: 20)"
+    )
 
     _command(commands, "run", _run, "start the Slack app over Socket Mode")
     return parser
@@ -340,9 +396,17 @@ def _memory_command(
     group: argparse._SubParsersAction[argparse.ArgumentParser], name: str, handler: Handler, help_text: str
 ) -> argparse.ArgumentParser:
     command = _command(group, name, handler, help_text)
-    command.add_argument("persona", help="persona name or slug")
-    command.add_argument("--project", default="default", help="project slug (default: default)")
+    _persona_argument(command, "persona")
+    _project_option(command)
     return command
+
+
+def _persona_argument(command: argparse.ArgumentParser, name: str) -> None:
+    command.add_argument(name, type=validate_persona_name, help=f"persona name or slug ({_NAME_RULE})")
+
+
+def _project_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--project", type=project_slug, default="default", help=_PROJECT_HELP)
 
 
 if __name__ == "__main__":

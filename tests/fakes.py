@@ -22,7 +22,7 @@ from nightwatch.domain.models import (
     Verdict,
 )
 from nightwatch.domain.personas.names import check_slug
-from nightwatch.domain.ports import FolderMove
+from nightwatch.domain.ports import FolderMove, recent_limit
 from nightwatch.domain.vectors import VectorTable
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
@@ -271,7 +271,7 @@ class InMemoryDeliberationLog:
 
     def recent(self, limit: int = 10, thread_prefix: str | None = None) -> list[Deliberation]:
         rows = [d for d in self.deliberations.values() if thread_prefix is None or d.thread.startswith(thread_prefix)]
-        return sorted(rows, key=lambda d: d.id or 0, reverse=True)[:limit]
+        return sorted(rows, key=lambda d: d.id or 0, reverse=True)[: recent_limit(limit)]
 
     def running(self, idle_since: datetime | None = None) -> list[Deliberation]:
         def idle(d: Deliberation) -> bool:

@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 
 from nightwatch import cli
+from nightwatch.domain.deliberation import PERSONAS_MAX, TOPIC_MAX
+from nightwatch.domain.memory import LESSON_MAX, QUERY_MAX, SEARCH_MAX
+from nightwatch.domain.personas import PERSONA_NAME_MAX, PROJECT_NAME_MAX, ROLE_MAX
+from nightwatch.domain.ports import RECENT_MAX
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -71,3 +75,17 @@ def test_every_documented_command_parses(line: str) -> None:
 
 def test_the_documented_commands_cover_the_cli() -> None:
     assert len(documented_commands()) >= 14
+
+
+def test_the_readme_states_the_ranges_the_code_enforces() -> None:
+    commands = README.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\| (.+?) \| (.+?) \|$", commands, flags=re.MULTILINE))
+    assert rows["NAME, PERSONA, OLD, NEW"].startswith(f"1-{PERSONA_NAME_MAX} letters")
+    assert rows["`--personas`"].startswith(f"1-{PERSONAS_MAX} such names")
+    assert rows["`--project` P"].startswith(f"1-{PROJECT_NAME_MAX} letters")
+    assert rows["TOPIC, `--topic` T"] == f"1-{TOPIC_MAX:,} characters"
+    assert rows["LESSON"].startswith(f"1-{LESSON_MAX} characters")
+    assert rows["QUERY"] == f"1-{QUERY_MAX} characters"
+    assert rows["`--role` ROLE"] == f"1-{ROLE_MAX} characters"
+    assert f"(N: 1-{RECENT_MAX})" in commands
+    assert f"N: 1-{SEARCH_MAX}, default 10" in commands

@@ -11,6 +11,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from nightwatch.domain.inputs import whole_number
 from nightwatch.domain.models import (
     Deliberation,
     DeliberationStatus,
@@ -134,6 +135,14 @@ class MemoryStore(Protocol):
         ...
 
 
+RECENT_MAX = 200  # the most deliberations DeliberationLog.recent returns at once
+
+
+def recent_limit(raw: object) -> int:
+    """Return `raw` as a limit for DeliberationLog.recent, or raise InvalidInputError: a whole number from 1 to 200."""
+    return whole_number(raw, what="The number of deliberations to list", low=1, high=RECENT_MAX)
+
+
 class DeliberationLog(Protocol):
     """Stored deliberations, turns, verdicts, thread summaries and token usage."""
 
@@ -151,7 +160,9 @@ class DeliberationLog(Protocol):
 
     def turns(self, deliberation_id: int) -> list[Turn]: ...
 
-    def recent(self, limit: int = 10, thread_prefix: str | None = None) -> list[Deliberation]: ...
+    def recent(self, limit: int = 10, thread_prefix: str | None = None) -> list[Deliberation]:
+        """The newest `limit` deliberations (1 to RECENT_MAX; anything else raises InvalidInputError), newest first."""
+        ...
 
     def running(self, idle_since: datetime | None = None) -> list[Deliberation]:
         """RUNNING deliberations; with `idle_since`, only those with no start or turn since then."""

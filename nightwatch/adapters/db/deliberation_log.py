@@ -18,7 +18,7 @@ from nightwatch.adapters.clock import SystemClock
 from nightwatch.adapters.db.schema import deliberations, thread_summaries, turns, utc
 from nightwatch.domain.errors import NotFoundError, StorageError
 from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Turn, Usage, Verdict
-from nightwatch.domain.ports import Clock
+from nightwatch.domain.ports import Clock, recent_limit
 
 _USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
@@ -72,7 +72,7 @@ class SqlDeliberationLog:
         return _deliberation(row) if row is not None else None
 
     def recent(self, limit: int = 10, thread_prefix: str | None = None) -> list[Deliberation]:
-        query = select(deliberations).order_by(deliberations.c.id.desc()).limit(limit)
+        query = select(deliberations).order_by(deliberations.c.id.desc()).limit(recent_limit(limit))
         if thread_prefix is not None:
             query = query.where(deliberations.c.thread.startswith(thread_prefix, autoescape=True))
         with self._engine.connect() as conn:

@@ -25,12 +25,14 @@ from nightwatch.adapters.slack.views import (
     help_blocks,
     history_blocks,
     memory_blocks,
+    mrkdwn,
     personas_blocks,
 )
 from nightwatch.adapters.terminal import render_budget
-from nightwatch.domain.deliberation import DeliberationEngine, find_persona
+from nightwatch.domain.deliberation import DeliberationEngine, find_persona, validate_topic
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError
-from nightwatch.domain.memory import MemoryService, unread_summary
+from nightwatch.domain.inputs import shown
+from nightwatch.domain.memory import MemoryService, unread_summary, validate_query
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService, project_slug
 from nightwatch.domain.ports import Clock, DeliberationLog
@@ -38,7 +40,7 @@ from nightwatch.domain.ports import Clock, DeliberationLog
 log = logging.getLogger(__name__)
 
 COMMAND = "/nightwatch"
-TOPIC_MAX = 4000
+UNEXPECTED = "Something went wrong on our side; the error was logged. Try again in a moment."
 
 
 @dataclass(frozen=True)
@@ -117,31 +119,35 @@ class SlashCommands:
         }
 
     def handle(self, call: Invocation, respond: Respond) -> None:
-        """Run the subcommand in `call.text` (unknown or none: help) and respond with its reply or its error."""
-        name, _, rest = call.text.partition(" ")
-        handler = self._handlers.get(name.lower(), self.help)
+        """Run the subcommand in `call.text` (none: help) and respond with its reply, or with what it accepts."""
+        name, rest = _first_word(call.text)
+        handler = self._handlers.get(name.lower(), self.unknown)
         try:
             reply = handler(call, rest.strip())
+        except InvalidInputError as err:
+            reply = self.usage(call, str(err))
         except NightWatchError as err:
             reply = Reply(escape(str(err)))  # it may quote what the user typed
         except SlackApiError as err:
-            log.warning("/nightwatch %s: Slack refused a call: %s", name, err.response["error"])
+            log.warning("/nightwatch %s: Slack refused a call: %s", shown(name), err.response["error"])
             reply = Reply(f"Slack refused the request ({err.response['error']}). Try again, or ask an admin.")
+        except Exception:
+            log.exception("/nightwatch %s failed", shown(name))
+            reply = Reply(UNEXPECTED)
         if reply is not None:
             respond(text=reply.text, blocks=reply.blocks or None, response_type="ephemeral")
 
     # --- subcommands ---------------------------------------------------------------------------------------------
 
     def help(self, call: Invocation, rest: str) -> Reply:
-        bot = f"<@{call.bot_user_id}>" if call.bot_user_id else "the app"
-        blocks = help_blocks(command=COMMAND, bot=bot, personas=self._personas.list())
-        return Reply("Night Watch help", blocks)
+        return Reply("Night Watch help", self._help_blocks(call))
 
-    def ask(self, call: Invocation, topic: str) -> Reply | None:
-        if not topic:
-            raise InvalidInputError(f"Give a topic: `{COMMAND} ask Should we cache the session lookups?`")
-        if len(topic) > TOPIC_MAX:
-            raise InvalidInputError(f"The topic is {len(topic):,} characters; keep it under {TOPIC_MAX:,}.")
+    def unknown(self, call: Invocation, rest: str) -> Reply:
+        name, _ = _first_word(call.text)
+        return self.usage(call, f"{COMMAND} {shown(name)} is not a command; these are the ones I know.")
+
+    def ask(self, call: Invocation, rest: str) -> Reply | None:
+        topic = validate_topic(rest)
         try:
             posted = self._client.chat_postMessage(channel=call.channel, text=f"<@{call.user}> asked: {topic}")
         except SlackApiError as err:
@@ -157,7 +163,7 @@ class SlashCommands:
         return Reply("Personas", personas_blocks(self._personas.list()))
 
     def persona(self, call: Invocation, rest: str) -> Reply | None:
-        action, _, name = rest.partition(" ")
+        action, name = _first_word(rest)
         if action.lower() == "new":
             self._admins.require(call.user, "create personas")
             self._client.views_open(trigger_id=call.trigger_id, view=persona_modal())
@@ -169,10 +175,12 @@ class SlashCommands:
         raise InvalidInputError(f"Use `{COMMAND} persona new` or `{COMMAND} persona edit <name>`.")
 
     def memory(self, call: Invocation, rest: str) -> Reply:
-        if rest.lower().startswith("search "):
-            persona, query = self._persona_and_rest(rest[len("search ") :])
+        first, after = _first_word(rest)
+        if first.lower() == "search":
+            persona, query = self._persona_and_rest(after)
             if not query:
                 raise InvalidInputError(f"Give words to search for: `{COMMAND} memory search {persona.name} tokens`.")
+            query = validate_query(query)
             project = self._channels.project_for(call.channel)
             found = [hit.lesson for hit in self._memory.search(persona, project, query)]
             title = f"*{escape(persona.name)}*: {len(found)} lessons about *{escape(project)}* match _{escape(query)}_"
@@ -226,6 +234,17 @@ class SlashCommands:
         recent = self._log.recent(10, thread_prefix=f"{call.channel}:")
         return Reply("Recent deliberations", history_blocks(recent))
 
+    # --- replies -------------------------------------------------------------------------------------------------
+
+    def usage(self, call: Invocation, problem: str) -> Reply:
+        """The problem with what the user typed, then the help: every command and what it takes."""
+        text = escape(problem)  # it may quote what the user typed
+        return Reply(text, [mrkdwn(f":warning: {text}"), *self._help_blocks(call)])
+
+    def _help_blocks(self, call: Invocation) -> list[Block]:
+        bot = f"<@{call.bot_user_id}>" if call.bot_user_id else "the app"
+        return help_blocks(command=COMMAND, bot=bot, personas=self._personas.list())
+
     # --- parsing -------------------------------------------------------------------------------------------------
 
     def _persona_and_rest(self, text: str) -> tuple[Persona, str]:
@@ -240,3 +259,9 @@ class SlashCommands:
             if found is not None:
                 return found, " ".join(words[count:])
         return self._personas.get(words[0]), ""  # raises NotFoundError listing the known names
+
+
+def _first_word(text: str) -> tuple[str, str]:
+    """The first word of `text` and the rest after the white space that follows it ('' when there is none)."""
+    words = text.split(maxsplit=1)
+    return (words[0] if words else ""), (words[1] if len(words) > 1 else "")

@@ -15,7 +15,7 @@ from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from nightwatch.adapters.db import SlackState
-from nightwatch.adapters.slack.commands import COMMAND, Invocation, SlashCommands
+from nightwatch.adapters.slack.commands import COMMAND, UNEXPECTED, Invocation, SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.persona_admin import FormError, PersonaAdmin
 from nightwatch.adapters.slack.persona_modal import CALLBACK_ID
@@ -36,7 +36,6 @@ from nightwatch.domain.ports import Clock
 log = logging.getLogger(__name__)
 
 Body = dict[str, Any]
-UNEXPECTED = "Something went wrong on our side; the error was logged. Try again in a moment."
 NO_TOPIC = "Mention me with a topic, for example: @Night Watch should we cache session lookups? (`/nightwatch help`)"
 
 

@@ -10,14 +10,26 @@ from nightwatch.domain.deliberation.engine import (
     DeliberationRequest,
     DeliberationResult,
 )
+from nightwatch.domain.deliberation.inputs import (
+    PERSONAS_MAX,
+    TOPIC_MAX,
+    validate_optional_topic,
+    validate_persona_list,
+    validate_topic,
+)
 from nightwatch.domain.deliberation.participants import find_persona
 from nightwatch.domain.deliberation.replies import shape_reply
 
 __all__ = [
+    "PERSONAS_MAX",
+    "TOPIC_MAX",
     "DeliberationEngine",
     "DeliberationPolicy",
     "DeliberationRequest",
     "DeliberationResult",
     "find_persona",
     "shape_reply",
+    "validate_optional_topic",
+    "validate_persona_list",
+    "validate_topic",
 ]

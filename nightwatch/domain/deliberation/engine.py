@@ -18,6 +18,7 @@ from typing import Protocol
 
 from nightwatch.domain.deliberation.consensus import ClosingPrompt, ConsensusPrompt, decide
 from nightwatch.domain.deliberation.debrief import discussion, note_injected, participants, reflect_all
+from nightwatch.domain.deliberation.inputs import validate_topic
 from nightwatch.domain.deliberation.participants import choose_panel, find_persona, named_in
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.deliberation.turns import (
@@ -152,17 +153,16 @@ class DeliberationEngine:
         self, request: DeliberationRequest, poster: Poster, *, should_stop: Callable[[], bool] = _never
     ) -> DeliberationResult:
         """Run the deliberation to a verdict (or to INTERRUPTED when `should_stop` says so) and return it."""
+        topic = validate_topic(request.topic)
         active = self._personas.list(include_inactive=False)
         panel = choose_panel(
             active,
-            topic=request.topic,
+            topic=topic,
             requested=request.personas,
             max_contributors=self._policy.max_contributors,
             lead=self._policy.lead,
         )
-        scope = Scope(
-            request.topic, project_slug(request.project), request.thread, request.kind, request.link, self.rounds
-        )
+        scope = Scope(topic, project_slug(request.project), request.thread, request.kind, request.link, self.rounds)
         started = self._log.start(Deliberation(scope.topic, scope.project, scope.thread, started_at=self._clock.now()))
         seen = len(poster.messages())
         state = RunState(scope, poster, panel, started, first_message=seen, human_seen=seen)

@@ -7,12 +7,24 @@ the document bounded by compaction. Other rooms use the names below, not the mod
 from nightwatch.domain.memory.cache import line_cost
 from nightwatch.domain.memory.curation import is_duplicate
 from nightwatch.domain.memory.format import CLI_AUTHOR
+from nightwatch.domain.memory.inputs import (
+    LESSON_MAX,
+    QUERY_MAX,
+    SEARCH_MAX,
+    validate_lesson,
+    validate_lesson_id,
+    validate_query,
+    validate_search_limit,
+)
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
 from nightwatch.domain.memory.unread import unread_summary
 
 __all__ = [
     "CLI_AUTHOR",
+    "LESSON_MAX",
+    "QUERY_MAX",
+    "SEARCH_MAX",
     "Flavour",
     "MemoryBlockPrompt",
     "MemoryPolicy",
@@ -21,4 +33,8 @@ __all__ = [
     "is_duplicate",
     "line_cost",
     "unread_summary",
+    "validate_lesson",
+    "validate_lesson_id",
+    "validate_query",
+    "validate_search_limit",
 ]

@@ -18,13 +18,8 @@ from nightwatch.domain.errors import InvalidInputError, LLMError, NightWatchErro
 from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.compaction import Compactor
-from nightwatch.domain.memory.format import (
-    clean_lesson_text,
-    header_part,
-    live_line_count,
-    new_document,
-    valid_author,
-)
+from nightwatch.domain.memory.format import header_part, live_line_count, new_document, valid_author
+from nightwatch.domain.memory.inputs import LESSON_MAX, validate_lesson, validate_lesson_id, validate_search_limit
 from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
 from nightwatch.domain.memory.reflection import ReflectionPrompt, ask, parse_lessons
@@ -56,7 +51,7 @@ class MemoryPolicy:
     token_budget: int = 2000
     max_lines: int = 150
     compaction_target: int = 50
-    max_lesson_chars: int = 400
+    max_lesson_chars: int = LESSON_MAX
     use_model_for_curation: bool = True
     search_similarity: float = 0.3  # cosine a search hit needs when it shares no keyword with the query
 
@@ -147,6 +142,7 @@ class MemoryService:
 
         An empty query ranks every lesson by the memory's own signals (pins, use, recency).
         """
+        limit = validate_search_limit(limit)
         snap = self._snapshot(persona, project)
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
         ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors)
@@ -209,16 +205,11 @@ class MemoryService:
         The author of a restated lesson stays whoever wrote it first.
         """
         project = check_slug(project)
-        lesson = clean_lesson_text(text)
-        limit = self.policy.max_lesson_chars
+        lesson = validate_lesson(text, self.policy.max_lesson_chars)
         if author is not None and not valid_author(author):
             raise InvalidInputError(
                 f"{author!r} cannot be kept as a lesson's author: use one word of letters, digits, '.', '_' or '-'."
             )
-        if not lesson:
-            raise InvalidInputError("A lesson cannot be empty: write one sentence worth remembering.")
-        if len(lesson) > limit:
-            raise InvalidInputError(f"That lesson is {len(lesson)} characters long; shorten it to at most {limit}.")
         reason = junk_reason(lesson)
         if reason:
             raise InvalidInputError(f"Not remembered: {reason}. Write a lesson a teammate could act on.")
@@ -229,9 +220,9 @@ class MemoryService:
         return outcome.lesson
 
     def forget(self, persona: Persona, project: str, lesson_id: str) -> Lesson:
-        """Remove the lesson with this id (live or superseded); NotFoundError when there is none."""
+        """Remove the lesson with this id (8 hex characters; live or superseded); NotFoundError when there is none."""
         project = check_slug(project)
-        wanted = lesson_id.strip().lower()
+        wanted = validate_lesson_id(lesson_id)
         removed: list[Lesson] = []
 
         def drop(lesson: Lesson) -> Lesson | None:

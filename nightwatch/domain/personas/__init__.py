@@ -20,6 +20,7 @@ from nightwatch.domain.personas.codec import (
 )
 from nightwatch.domain.personas.names import (
     PERSONA_NAME_MAX,
+    PROJECT_NAME_MAX,
     check_slug,
     persona_slug,
     project_slug,
@@ -31,6 +32,7 @@ __all__ = [
     "AVATAR_MAX",
     "MODEL_MAX",
     "PERSONA_NAME_MAX",
+    "PROJECT_NAME_MAX",
     "ROLE_MAX",
     "PersonaDraft",
     "PersonaOutcome",

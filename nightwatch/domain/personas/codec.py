@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from nightwatch.domain.errors import InvalidInputError
+from nightwatch.domain.inputs import check_printable
 from nightwatch.domain.models import Persona, Skill, Soul, Style
 from nightwatch.domain.personas.names import persona_slug, validate_persona_name
 
@@ -39,13 +40,13 @@ Section = TypeVar("Section", Soul, Style, Skill)
 
 
 def validate_role(raw: object) -> str:
-    """Return the role trimmed, or raise InvalidInputError: a role is required text of at most 200 characters."""
+    """Return the role trimmed, or raise InvalidInputError: a role is 1-200 characters of printable text."""
     if not isinstance(raw, str) or not raw.strip():
         raise InvalidInputError("A persona needs a role, such as 'Security Reviewer' (at most 200 characters).")
     role = " ".join(raw.split())
     if len(role) > ROLE_MAX:
         raise InvalidInputError(f"The role is {len(role)} characters long; shorten it to at most {ROLE_MAX}.")
-    return role
+    return check_printable(role, what="The role")
 
 
 def validate_avatar(raw: object) -> str:
@@ -86,7 +87,7 @@ def validate_override(raw: object) -> str | None:
         raise InvalidInputError(
             f"The system-prompt override is {len(raw):,} characters long; shorten it to at most {OVERRIDE_MAX:,}."
         )
-    return raw.strip()
+    return check_printable(raw.strip(), what="The system-prompt override")
 
 
 def _is_emoji(text: str) -> bool:

@@ -62,6 +62,15 @@ def _shown(raw: str) -> str:
     return repr(text.replace("\x00", "\\0"))
 
 
+def _may_name_a_persona(key: str) -> bool:
+    """Whether `key` follows the naming rules, as every stored name and slug does."""
+    try:
+        validate_persona_name(key)
+    except InvalidNameError:
+        return False
+    return True
+
+
 def _folder(path: PurePosixPath | None) -> str:
     return f"{path}/" if path is not None else "(none)"
 
@@ -83,7 +92,7 @@ class PersonaService:
     def get(self, name_or_slug: str) -> Persona:
         """The persona whose name matches ignoring case, or whose slug matches; NotFoundError lists the known names."""
         key = name_or_slug.strip() if isinstance(name_or_slug, str) else ""
-        found = self._repo.find(key) if key else None
+        found = self._repo.find(key) if _may_name_a_persona(key) else None  # the database never sees other text
         if found is None:
             known = ", ".join(sorted(p.name for p in self._repo.list())) or "none yet"
             raise NotFoundError(

@@ -13,8 +13,9 @@ from sqlalchemy import Engine, text
 
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.db.schema import make_engine, upgrade
-from nightwatch.domain.errors import NotFoundError
+from nightwatch.domain.errors import InvalidInputError, NotFoundError
 from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Turn, Usage, Verdict
+from nightwatch.domain.ports import RECENT_MAX
 from tests.fakes import T0, FakeClock
 
 
@@ -187,6 +188,44 @@ def test_the_same_log_works_on_postgresql() -> None:
         with admin.begin() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def either_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """A migrated engine on SQLite, and on PostgreSQL (a fresh schema) when DATABASE_URL points at one."""
+    url = os.environ.get("DATABASE_URL", "")
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'either.db'}"
+    elif not url.startswith("postgresql"):
+        pytest.skip("set DATABASE_URL=postgresql+psycopg://... to run the PostgreSQL tests")
+    schema = f"nw_limit_{uuid.uuid4().hex[:10]}"
+    admin = make_engine(url)
+    if request.param == "postgres":
+        with admin.begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        url = f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
+    engine = make_engine(url)
+    try:
+        upgrade(engine)
+        yield engine
+    finally:
+        engine.dispose()
+        if request.param == "postgres":
+            with admin.begin() as conn:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def test_recent_refuses_a_limit_out_of_range_before_the_database_sees_it(either_engine: Engine) -> None:
+    log = SqlDeliberationLog(either_engine, clock=FakeClock())
+    for topic in ("First?", "Second?"):
+        log.start(Deliberation(topic, "night-watch", f"C1:{topic}", started_at=T0))
+    for limit in (0, -5, RECENT_MAX + 1, 10**20, True):
+        with pytest.raises(InvalidInputError) as caught:
+            log.recent(limit)
+        assert f"must be a whole number from 1 to {RECENT_MAX} (got {limit})" in str(caught.value)
+    assert [d.topic for d in log.recent(1)] == ["Second?"]
+    assert [d.topic for d in log.recent(RECENT_MAX)] == ["Second?", "First?"]
 
 
 def test_running_with_idle_since_skips_deliberations_that_made_progress(log: SqlDeliberationLog) -> None:

@@ -107,6 +107,9 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"name": "Dev", "role": "x", "avatar": 5}, "avatar must be text"),
     ({"name": "Dev", "role": "x", "system_prompt_override": 5}, "override must be text"),
     ({"name": "Dev", "role": "x", "system_prompt_override": "x" * 50_001}, "at most 50,000"),
+    ({"name": "Dev", "role": "QA\x00lead"}, "The role contains the control character '\\x00'"),
+    ({"name": "Dev", "role": "QA \udcff"}, "The role contains '\\udcff', a stray byte"),
+    ({"name": "Dev", "role": "x", "system_prompt_override": "Be \x1b[5m brief"}, "override contains the control"),
 ]
 
 

@@ -200,6 +200,31 @@ def test_get_unknown_lists_the_known_names(env: Env, query: str) -> None:
     assert len(message) < 300
 
 
+class LookupRecordingRepository(InMemoryPersonaRepository):
+    """The in-memory repository, noting every key it is asked to find."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.looked_up: list[str] = []
+
+    def find(self, name_or_slug: str) -> Persona | None:
+        self.looked_up.append(name_or_slug)
+        return super().find(name_or_slug)
+
+
+@pytest.mark.parametrize("query", ["a\x00b", "\udcff", "x" * 41, "../../etc", "🔒"])
+def test_get_never_looks_up_text_no_persona_could_be_named(query: str) -> None:
+    env = Env(LookupRecordingRepository())
+    env.create("Maya")
+    assert isinstance(env.repo, LookupRecordingRepository)
+    env.repo.looked_up.clear()
+    with pytest.raises(NotFoundError, match="Known personas: Maya"):
+        env.service.get(query)
+    assert env.repo.looked_up == []
+    assert env.service.get("maya").name == "Maya"
+    assert env.repo.looked_up == ["maya"]
+
+
 def test_get_by_unknown_id(env: Env) -> None:
     with pytest.raises(NotFoundError, match="id 42"):
         env.service.get_by_id(42)
