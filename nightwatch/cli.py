@@ -18,7 +18,7 @@ from nightwatch.adapters.redaction import install_redaction
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
-from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.memory import MemoryService, Retried, orphans
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import PersonaDraft, PersonaService, persona_to_dict, project_slug
 from nightwatch.domain.ports import DeliberationLog
@@ -198,6 +198,23 @@ def _memory_rollback(container: Injector, args: argparse.Namespace, out: TextIO)
     return 1
 
 
+def _memory_retry(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    from nightwatch.adapters.terminal import render_retry
+
+    memory, personas = container.get(MemoryService), container.get(PersonaService)
+    project = project_slug(args.project) if args.project else None
+    known = {persona.slug: persona for persona in personas.list()}
+    slugs = [personas.get(args.persona).slug] if args.persona else [lesson.persona for lesson in memory.waiting()]
+    report: list[Retried] = []
+    for slug in dict.fromkeys(slugs):
+        if slug in known:
+            report += memory.retry(known[slug], project)
+        else:
+            report += orphans(memory.waiting(slug), project)
+    print(render_retry(report), file=out)
+    return 1 if any(item.waiting for item in report) else 0
+
+
 # --- deliberation --------------------------------------------------------------------------------------------------
 
 
@@ -218,7 +235,9 @@ def _deliberate(container: Injector, args: argparse.Namespace, out: TextIO) -> i
     result = container.get(DeliberationEngine).run(request, poster)
     if args.json:
         print(json.dumps(render_result_json(result), ensure_ascii=False, indent=2), file=out)
-    return 0
+    for message in result.unsaved:  # lessons storage refused: kept for `nightwatch memory retry`
+        print(f"error: {message}", file=sys.stderr)
+    return 1 if result.unsaved else 0
 
 
 def _topic(raw: str) -> str:
@@ -286,7 +305,7 @@ def _parser() -> argparse.ArgumentParser:
     delete.add_argument("name")
     delete.add_argument("--yes", action="store_true", help="confirm the deletion")
 
-    memory = commands.add_parser("memory", help="show, add, forget, search, compact a persona's memory")
+    memory = commands.add_parser("memory", help="show, add, forget, search, compact, retry a persona's memory")
     mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
     _memory_command(mem, "show", _memory_show, "show a persona's lessons for a project")
     _memory_command(mem, "add", _memory_add, "remember a lesson").add_argument("lesson")
@@ -297,6 +316,9 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=10)
     _memory_command(mem, "compact", _memory_compact, "condense the memory file with the model")
     _memory_command(mem, "rollback", _memory_rollback, "restore the version kept before the last compaction")
+    retry = _command(mem, "retry", _memory_retry, "write the lessons kept after a storage fault, oldest first")
+    retry.add_argument("persona", nargs="?", help="persona name or slug (default: every persona with kept lessons)")
+    retry.add_argument("--project", help="project slug (default: every project)")
 
     deliberate = _command(commands, "deliberate", _deliberate, "run a deliberation in the terminal")
     deliberate.add_argument("topic")

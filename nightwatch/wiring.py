@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters import embeddings
 from nightwatch.adapters.clock import SystemClock
-from nightwatch.adapters.db import SlackState, SqlDeliberationLog, SqlPersonaRepository, make_engine
+from nightwatch.adapters.db import SlackState, SqlDeliberationLog, SqlPendingLessons, SqlPersonaRepository, make_engine
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.slack import SlackApp
@@ -19,7 +19,7 @@ from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
+from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PendingLessons, PersonaRepository
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
@@ -72,6 +72,11 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_pending(self, engine: Engine) -> PendingLessons:
+        return SqlPendingLessons(engine)
+
+    @singleton
+    @provider
     def provide_log(self, engine: Engine) -> DeliberationLog:
         return SqlDeliberationLog(engine)
 
@@ -86,7 +91,13 @@ class NightWatchModule(Module):
     @singleton
     @provider
     def provide_memory(
-        self, settings: Settings, store: MemoryStore, llm: LLM, clock: Clock, recall: Recall
+        self,
+        settings: Settings,
+        store: MemoryStore,
+        llm: LLM,
+        clock: Clock,
+        recall: Recall,
+        pending: PendingLessons,
     ) -> MemoryService:
         limits = settings.memory
         policy = MemoryPolicy(
@@ -95,12 +106,14 @@ class NightWatchModule(Module):
             compaction_target=limits.compaction_target,
             use_model_for_curation=settings.llm != "offline",
         )
-        return MemoryService(store=store, llm=llm, clock=clock, recall=recall, policy=policy)
+        return MemoryService(store=store, llm=llm, clock=clock, recall=recall, policy=policy, pending=pending)
 
     @singleton
     @provider
-    def provide_personas(self, repo: PersonaRepository, store: MemoryStore, clock: Clock) -> PersonaService:
-        return PersonaService(repo=repo, store=store, clock=clock)
+    def provide_personas(
+        self, repo: PersonaRepository, store: MemoryStore, clock: Clock, pending: PendingLessons
+    ) -> PersonaService:
+        return PersonaService(repo=repo, store=store, clock=clock, pending=pending)
 
     @singleton
     @provider

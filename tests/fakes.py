@@ -8,12 +8,13 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePosixPath
 
-from nightwatch.domain.errors import ConflictError, LLMOutputError, NotFoundError
+from nightwatch.domain.errors import ConflictError, LLMOutputError, NotFoundError, StorageError
 from nightwatch.domain.models import (
     Deliberation,
     DeliberationStatus,
     LLMRequest,
     LLMResponse,
+    PendingLesson,
     Persona,
     Purpose,
     ThreadMessage,
@@ -234,6 +235,52 @@ class InMemoryMemoryStore:
                 self._put(move.source.name, self._take(move.target.name))
             if move.set_aside is not None:
                 self._put(move.target.name, self._unarchive(move.set_aside.name))
+
+
+class InMemoryPendingLessons:
+    """PendingLessons in a list, oldest first; `broken` makes every call fail as an unreachable database would."""
+
+    def __init__(self) -> None:
+        self.rows: list[PendingLesson] = []
+        self.broken = False
+        self._next = 1
+
+    def keep(self, lessons: Sequence[PendingLesson]) -> list[PendingLesson]:
+        self._check()
+        kept = []
+        for lesson in lessons:
+            kept.append(replace(lesson, id=self._next))
+            self._next += 1
+        self.rows += kept
+        return kept
+
+    def waiting(self, persona_slug: str | None = None, project: str | None = None) -> list[PendingLesson]:
+        self._check()
+        return [row for row in self.rows if persona_slug in (None, row.persona) and project in (None, row.project)]
+
+    def remove(self, ids: Sequence[int]) -> None:
+        self._check()
+        self.rows = [row for row in self.rows if row.id not in ids]
+
+    def failed(self, ids: Sequence[int], error: str) -> None:
+        self._check()
+        self.rows = [replace(row, error=error) if row.id in ids else row for row in self.rows]
+
+    def move(self, old_slug: str, new_slug: str) -> int:
+        self._check()
+        moved = sum(row.persona == old_slug for row in self.rows)
+        self.rows = [replace(row, persona=new_slug) if row.persona == old_slug else row for row in self.rows]
+        return moved
+
+    def drop(self, persona_slug: str) -> int:
+        self._check()
+        dropped = sum(row.persona == persona_slug for row in self.rows)
+        self.rows = [row for row in self.rows if row.persona != persona_slug]
+        return dropped
+
+    def _check(self) -> None:
+        if self.broken:
+            raise StorageError("The database could not keep lessons for a retry (OperationalError); check it.")
 
 
 class InMemoryDeliberationLog:

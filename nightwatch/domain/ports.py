@@ -16,6 +16,7 @@ from nightwatch.domain.models import (
     DeliberationStatus,
     LLMRequest,
     LLMResponse,
+    PendingLesson,
     Persona,
     ThreadMessage,
     Turn,
@@ -131,6 +132,34 @@ class MemoryStore(Protocol):
 
     def restore(self, move: FolderMove) -> None:
         """Undo a migrate or archive (used when the database step after it fails)."""
+        ...
+
+
+class PendingLessons(Protocol):
+    """Lessons a memory write could not store, kept (in the database) until a retry writes them. Oldest first."""
+
+    def keep(self, lessons: Sequence[PendingLesson]) -> list[PendingLesson]:
+        """Store these lessons together, in order; returns them with their ids."""
+        ...
+
+    def waiting(self, persona_slug: str | None = None, project: str | None = None) -> list[PendingLesson]:
+        """Kept lessons, oldest first: all of them, or one persona's, or one persona's for one project."""
+        ...
+
+    def remove(self, ids: Sequence[int]) -> None:
+        """Forget these lessons: a retry wrote them."""
+        ...
+
+    def failed(self, ids: Sequence[int], error: str) -> None:
+        """Record why the latest retry of these lessons failed."""
+        ...
+
+    def move(self, old_slug: str, new_slug: str) -> int:
+        """File a renamed persona's kept lessons under its new slug; returns how many moved."""
+        ...
+
+    def drop(self, persona_slug: str) -> int:
+        """Forget a deleted persona's kept lessons; returns how many."""
         ...
 
 

@@ -100,6 +100,7 @@ class DeliberationResult:
     verdict: Verdict
     remembered: tuple[RememberedLesson, ...]
     usage: Usage
+    unsaved: tuple[str, ...] = ()  # one message per persona whose lessons storage refused (kept for a retry)
 
 
 class _StoppedError(Exception):
@@ -256,9 +257,10 @@ class DeliberationEngine:
         context = ReflectionContext(
             scope.kind, scope.topic, story, f"{verdict.decision.value}: {verdict.summary}", scope.link
         )
-        remembered = reflect_all(self._memory, state.poster, participants(state), scope.project, context)
+        reflections = reflect_all(self._memory, state.poster, participants(state), scope.project, context)
         note_injected(self._memory, state)
-        return self._result(state, DeliberationStatus.DONE, verdict, remembered, finished)
+        result = self._result(state, DeliberationStatus.DONE, verdict, reflections.remembered, finished)
+        return replace(result, unsaved=tuple(reflections.unsaved))
 
     def _interrupted(self, state: RunState) -> DeliberationResult:
         self._turns.save_usage(state)

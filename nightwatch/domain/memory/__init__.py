@@ -6,7 +6,18 @@ the document bounded by compaction. Other rooms use the names below, not the mod
 
 from nightwatch.domain.memory.cache import line_cost
 from nightwatch.domain.memory.curation import is_duplicate
+from nightwatch.domain.memory.pending import Retried, orphans
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
 
-__all__ = ["Flavour", "MemoryBlockPrompt", "MemoryPolicy", "MemoryService", "flavour_for", "is_duplicate", "line_cost"]
+__all__ = [
+    "Flavour",
+    "MemoryBlockPrompt",
+    "MemoryPolicy",
+    "MemoryService",
+    "Retried",
+    "flavour_for",
+    "is_duplicate",
+    "line_cost",
+    "orphans",
+]

@@ -90,6 +90,7 @@ class FakeMemory:
     blocks: dict[str, MemoryBlock] = field(default_factory=dict)
     lessons: dict[str, list[str]] = field(default_factory=dict)
     failing: set[str] = field(default_factory=set)
+    refusing: dict[str, Exception] = field(default_factory=dict)  # by slug: what storage raised
     reads: list[tuple[str, str, str, str]] = field(default_factory=list)
     reflections: list[tuple[str, str, ReflectionContext]] = field(default_factory=list)
     injected: list[tuple[str, str, list[str]]] = field(default_factory=list)
@@ -102,6 +103,8 @@ class FakeMemory:
         self.reflections.append((persona.slug, project, context))
         if persona.slug in self.failing:
             raise RuntimeError(f"{persona.name}'s memory file is locked")
+        if persona.slug in self.refusing:
+            raise self.refusing[persona.slug]
         return [
             Lesson(id=f"{persona.slug[:3]}{i:05d}", text=text, recorded_at=T0)
             for i, text in enumerate(self.lessons.get(persona.slug, []))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.deliberation.engine import DeliberationPolicy
-from nightwatch.domain.errors import LLMUnavailableError, NotFoundError
+from nightwatch.domain.errors import LessonsPendingError, LLMUnavailableError, NotFoundError, StorageError
 from nightwatch.domain.models import Decision, DeliberationStatus, Purpose, ThreadMessage, Usage
 from tests.domain.deliberation.cast import (
     CARLOS,
@@ -336,6 +336,34 @@ def test_a_failing_reflection_never_breaks_the_deliberation(caplog: pytest.LogCa
     assert result.deliberation.status is DeliberationStatus.DONE
     assert [lesson[0] for lesson in poster.lessons] == ["Carlos"]
     assert "Maya's reflection failed" in caplog.text
+
+
+def test_lessons_storage_refused_are_told_in_the_thread_and_in_the_result() -> None:
+    kept = LessonsPendingError(
+        "Maya's lessons could not be saved (agents/maya/memories/night-watch/main.md is a folder); "
+        "they are kept and will be retried: `nightwatch memory retry`",
+        persona="Maya",
+        project="night-watch",
+        count=2,
+    )
+    memory = FakeMemory(lessons={"carlos": ["Flag risky launches."]}, refusing={"maya": kept})
+    s = stage(memory=memory)
+    poster = RecordingPoster()
+    result = s.engine.run(ask("Maya: token expiry"), poster)
+    assert result.deliberation.status is DeliberationStatus.DONE
+    assert result.unsaved == (str(kept),)
+    assert str(kept) in poster.notices
+    assert [lesson[0] for lesson in poster.lessons] == ["Carlos"]
+
+
+def test_a_thread_that_cannot_be_told_still_leaves_the_storage_fault_in_the_result() -> None:
+    class NoNotices(RecordingPoster):
+        def post_notice(self, text: str) -> None:
+            raise ConnectionError("Slack is down")
+
+    memory = FakeMemory(refusing={"maya": StorageError("The database could not keep lessons for a retry.")})
+    result = stage(memory=memory).engine.run(ask("Maya: token expiry"), NoNotices())
+    assert result.unsaved == ("The database could not keep lessons for a retry.",)
 
 
 # --- the thread ------------------------------------------------------------------------------------------------
