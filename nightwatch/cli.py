@@ -272,10 +272,9 @@ def _history(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    from nightwatch.adapters.slack import STALE_AFTER, SlackApp, run_socket_mode
+    from nightwatch.adapters.slack import SlackApp, run_socket_mode
 
-    settings = container.get(Settings)
-    container.get(DeliberationEngine).close_interrupted(idle_for=STALE_AFTER)
+    settings = container.get(Settings)  # start() has already closed the deliberations a dead process left running
     run_socket_mode(container.get(SlackApp), settings.slack.app_token)
     return 0
 

@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 from nightwatch.adapters import embeddings
 from nightwatch.adapters.clock import SystemClock
 from nightwatch.adapters.db import SlackState, SqlDeliberationLog, SqlPendingLessons, SqlPersonaRepository, make_engine
+from nightwatch.adapters.liveness import ProcessLiveness
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.slack import SlackApp
@@ -19,7 +20,15 @@ from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PendingLessons, PersonaRepository
+from nightwatch.domain.ports import (
+    LLM,
+    Clock,
+    DeliberationLog,
+    Liveness,
+    MemoryStore,
+    PendingLessons,
+    PersonaRepository,
+)
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
@@ -45,6 +54,11 @@ class NightWatchModule(Module):
     @provider
     def provide_clock(self) -> Clock:
         return SystemClock()
+
+    @singleton
+    @provider
+    def provide_liveness(self) -> Liveness:
+        return ProcessLiveness()  # reads the host name and /proc: quick, and only when first asked for
 
     @singleton
     @provider
@@ -131,6 +145,7 @@ class NightWatchModule(Module):
         llm: LLM,
         log: DeliberationLog,
         clock: Clock,
+        liveness: Liveness,
     ) -> DeliberationEngine:
         limits = settings.deliberation
         policy = DeliberationPolicy(
@@ -143,7 +158,14 @@ class NightWatchModule(Module):
             model_window=limits.model_window,
         )
         return DeliberationEngine(
-            personas=personas, memory=memory, compiler=compiler, llm=llm, log=log, clock=clock, policy=policy
+            personas=personas,
+            memory=memory,
+            compiler=compiler,
+            llm=llm,
+            log=log,
+            clock=clock,
+            policy=policy,
+            liveness=liveness,
         )
 
     @singleton

@@ -329,11 +329,32 @@ class InMemoryDeliberationLog:
 
         return [d for d in self.deliberations.values() if d.status is DeliberationStatus.RUNNING and idle(d)]
 
+    def interrupt(self, deliberation_id: int, now: datetime) -> bool:
+        current = self.deliberations[deliberation_id]
+        if current.status is not DeliberationStatus.RUNNING:
+            return False
+        self.deliberations[deliberation_id] = replace(current, status=DeliberationStatus.INTERRUPTED, finished_at=now)
+        return True
+
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
         self.summaries[thread] = (covered, summary)
 
     def summary(self, thread: str) -> tuple[int, str] | None:
         return self.summaries.get(thread)
+
+
+class FakeLiveness:
+    """Liveness with a fixed owner for this process and a set of owners known to have exited."""
+
+    def __init__(self, me: str = "here/1/100") -> None:
+        self.me = me
+        self.exited: set[str] = set()
+
+    def owner(self) -> str:
+        return self.me
+
+    def gone(self, owner: str) -> bool:
+        return owner in self.exited
 
 
 class RecordingPoster:

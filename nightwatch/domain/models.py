@@ -280,3 +280,4 @@ class Deliberation:
     verdict: Verdict | None = None
     usage: Usage = field(default_factory=Usage)
     id: int | None = None
+    owner: str | None = None  # the process that runs it (see ports.Liveness); None in rows from before owners

@@ -186,11 +186,27 @@ class DeliberationLog(Protocol):
         """RUNNING deliberations; with `idle_since`, only those with no start or turn since then."""
         ...
 
+    def interrupt(self, deliberation_id: int, now: datetime) -> bool:
+        """Mark the deliberation INTERRUPTED if it is still RUNNING; False when it had ended meanwhile."""
+        ...
+
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
         """Store the summary of the first `covered` messages of a thread."""
         ...
 
     def summary(self, thread: str) -> tuple[int, str] | None: ...
+
+
+class Liveness(Protocol):
+    """The processes that run deliberations: this one's name as an owner, and whether another owner has exited."""
+
+    def owner(self) -> str:
+        """This process, as stored with each deliberation it starts."""
+        ...
+
+    def gone(self, owner: str) -> bool:
+        """True only when `owner` certainly ran on this machine and has exited; an owner elsewhere is never gone."""
+        ...
 
 
 class Poster(Protocol):

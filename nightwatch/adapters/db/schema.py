@@ -91,6 +91,7 @@ deliberations = Table(
     Column("output_tokens", Integer, nullable=False, server_default=text("0")),
     Column("cache_read_tokens", Integer, nullable=False, server_default=text("0")),
     Column("cache_write_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("owner", String(200), nullable=True),  # the process running it; NULL in rows from before owners
     Index("ix_deliberations_thread", "thread"),
     Index("ix_deliberations_status", "status"),
 )

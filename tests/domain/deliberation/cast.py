@@ -18,7 +18,7 @@ from nightwatch.domain.models import (
     Soul,
 )
 from nightwatch.domain.soul import SoulCompiler
-from tests.fakes import T0, FakeClock, InMemoryDeliberationLog, InMemoryPersonaRepository, ScriptedLLM
+from tests.fakes import T0, FakeClock, FakeLiveness, InMemoryDeliberationLog, InMemoryPersonaRepository, ScriptedLLM
 
 
 def persona(
@@ -128,6 +128,7 @@ class Stage:
     log: InMemoryDeliberationLog
     clock: FakeClock
     engine: DeliberationEngine
+    liveness: FakeLiveness
 
 
 def stage(
@@ -144,6 +145,7 @@ def stage(
     memory = memory or FakeMemory()
     log = InMemoryDeliberationLog()
     clock = FakeClock()
+    liveness = FakeLiveness()
     engine = DeliberationEngine(
         personas=InMemoryPersonaRepository(personas),
         memory=memory,
@@ -152,8 +154,9 @@ def stage(
         log=log,
         clock=clock,
         policy=policy or DeliberationPolicy(),
+        liveness=liveness,
     )
-    return Stage(llm, memory, log, clock, engine)
+    return Stage(llm, memory, log, clock, engine, liveness)
 
 
 def ask(topic: str, **changes: object) -> DeliberationRequest:
