@@ -14,7 +14,7 @@ from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.errors import StorageError
-from nightwatch.domain.models import Deliberation, Persona
+from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
 
 log = logging.getLogger(__name__)
@@ -23,7 +23,6 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Started:
     seeded: tuple[Persona, ...]
-    closed: tuple[Deliberation, ...] = ()
 
 
 def start(container: Injector) -> Started:
@@ -45,7 +44,6 @@ def start(container: Injector) -> Started:
     seeded = container.get(PersonaService).seed_defaults(load_default_personas())
     if seeded:
         log.info("seeded default personas: %s", ", ".join(p.name for p in seeded))
-    closed = container.get(DeliberationEngine).close_abandoned()
-    for deliberation in closed:
+    for deliberation in container.get(DeliberationEngine).close_abandoned():
         log.info("deliberation #%s (%s) was cut off: marked interrupted", deliberation.id, deliberation.topic[:80])
-    return Started(seeded=tuple(seeded), closed=tuple(closed))
+    return Started(seeded=tuple(seeded))
