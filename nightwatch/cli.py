@@ -33,6 +33,8 @@ from nightwatch.domain.memory import (
     QUERY_MAX,
     SEARCH_MAX,
     MemoryService,
+    Retried,
+    orphans,
     unread_summary,
     validate_lesson,
     validate_lesson_id,
@@ -239,6 +241,23 @@ def _memory_rollback(container: Injector, args: argparse.Namespace, out: TextIO)
     return 1
 
 
+def _memory_retry(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    from nightwatch.adapters.terminal import render_retry
+
+    memory, personas = container.get(MemoryService), container.get(PersonaService)
+    project = project_slug(args.project) if args.project else None
+    known = {persona.slug: persona for persona in personas.list()}
+    slugs = [personas.get(args.persona).slug] if args.persona else [lesson.persona for lesson in memory.waiting()]
+    report: list[Retried] = []
+    for slug in dict.fromkeys(slugs):
+        if slug in known:
+            report += memory.retry(known[slug], project)
+        else:
+            report += orphans(memory.waiting(slug), project)
+    print(render_retry(report), file=out)
+    return 1 if any(item.waiting for item in report) else 0
+
+
 # --- deliberation --------------------------------------------------------------------------------------------------
 
 
@@ -259,7 +278,9 @@ def _deliberate(container: Injector, args: argparse.Namespace, out: TextIO) -> i
     result = container.get(DeliberationEngine).run(request, poster)
     if args.json:
         print(json.dumps(render_result_json(result), ensure_ascii=False, indent=2), file=out)
-    return 0
+    for message in result.unsaved:  # lessons storage refused: kept for `nightwatch memory retry`
+        print(f"error: {message}", file=sys.stderr)
+    return 1 if result.unsaved else 0
 
 
 def _context(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
@@ -285,10 +306,9 @@ def _history(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    from nightwatch.adapters.slack import STALE_AFTER, SlackApp, run_socket_mode
+    from nightwatch.adapters.slack import SlackApp, run_socket_mode
 
-    settings = container.get(Settings)
-    container.get(DeliberationEngine).close_interrupted(idle_for=STALE_AFTER)
+    settings = container.get(Settings)  # start() has already closed the deliberations a dead process left running
     run_socket_mode(container.get(SlackApp), settings.slack.app_token)
     return 0
 
@@ -349,7 +369,7 @@ def _parser() -> argparse.ArgumentParser:
     _persona_argument(delete, "name")
     delete.add_argument("--yes", action="store_true", help="confirm the deletion")
 
-    memory = commands.add_parser("memory", help="show, add, forget, search, compact a persona's memory")
+    memory = commands.add_parser("memory", help="show, add, forget, search, compact, retry a persona's memory")
     mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
     _memory_command(mem, "show", _memory_show, "show a persona's lessons for a project")
     _memory_command(mem, "add", _memory_add, "remember a lesson").add_argument(
@@ -362,6 +382,9 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
     _memory_command(mem, "compact", _memory_compact, "condense the memory file with the model")
     _memory_command(mem, "rollback", _memory_rollback, "restore the version kept before the last compaction")
+    retry = _command(mem, "retry", _memory_retry, "write the lessons kept after a storage fault, oldest first")
+    retry.add_argument("persona", nargs="?", help="persona name or slug (default: every persona with kept lessons)")
+    retry.add_argument("--project", help="project slug (default: every project)")
 
     deliberate = _command(commands, "deliberate", _deliberate, "run a deliberation in the terminal")
     deliberate.add_argument("topic", type=validate_topic, help=f"1-{TOPIC_MAX:,} characters")

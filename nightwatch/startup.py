@@ -1,4 +1,4 @@
-"""Start-up I/O shared by every entry point: data folder, schema upgrade, default personas."""
+"""Start-up I/O shared by every entry point: data folder, schema upgrade, default personas, abandoned deliberations."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from nightwatch.adapters import embeddings
 from nightwatch.adapters.db import upgrade
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.config import Settings
+from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
@@ -25,7 +26,11 @@ class Started:
 
 
 def start(container: Injector) -> Started:
-    """Create the data folder, upgrade the database schema and seed default personas never seeded before."""
+    """Create the data folder, upgrade the schema, seed default personas never seeded before, close abandoned runs.
+
+    Every command runs this, so a deliberation whose process was killed shows as interrupted at the next command
+    (`nightwatch history` included), while one a live process still runs is left alone (see abandoned.py).
+    """
     settings = container.get(Settings)
     try:
         settings.home.mkdir(parents=True, exist_ok=True)
@@ -39,4 +44,6 @@ def start(container: Injector) -> Started:
     seeded = container.get(PersonaService).seed_defaults(load_default_personas())
     if seeded:
         log.info("seeded default personas: %s", ", ".join(p.name for p in seeded))
+    for deliberation in container.get(DeliberationEngine).close_abandoned():
+        log.info("deliberation #%s (%s) was cut off: marked interrupted", deliberation.id, deliberation.topic[:80])
     return Started(seeded=tuple(seeded))

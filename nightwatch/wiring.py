@@ -11,7 +11,8 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters import embeddings
 from nightwatch.adapters.clock import SystemClock
-from nightwatch.adapters.db import SlackState, SqlDeliberationLog, SqlPersonaRepository, make_engine
+from nightwatch.adapters.db import SlackState, SqlDeliberationLog, SqlPendingLessons, SqlPersonaRepository, make_engine
+from nightwatch.adapters.liveness import ProcessLiveness
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.slack import SlackApp
@@ -19,7 +20,15 @@ from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
+from nightwatch.domain.ports import (
+    LLM,
+    Clock,
+    DeliberationLog,
+    Liveness,
+    MemoryStore,
+    PendingLessons,
+    PersonaRepository,
+)
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
@@ -48,6 +57,11 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_liveness(self) -> Liveness:
+        return ProcessLiveness()  # reads the host name and /proc: quick, and only when first asked for
+
+    @singleton
+    @provider
     def provide_llm(self, settings: Settings) -> LLM:
         if settings.llm == "offline":
             return OfflineLLM()
@@ -72,6 +86,11 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_pending(self, engine: Engine) -> PendingLessons:
+        return SqlPendingLessons(engine)
+
+    @singleton
+    @provider
     def provide_log(self, engine: Engine) -> DeliberationLog:
         return SqlDeliberationLog(engine)
 
@@ -86,7 +105,13 @@ class NightWatchModule(Module):
     @singleton
     @provider
     def provide_memory(
-        self, settings: Settings, store: MemoryStore, llm: LLM, clock: Clock, recall: Recall
+        self,
+        settings: Settings,
+        store: MemoryStore,
+        llm: LLM,
+        clock: Clock,
+        recall: Recall,
+        pending: PendingLessons,
     ) -> MemoryService:
         limits = settings.memory
         policy = MemoryPolicy(
@@ -95,12 +120,14 @@ class NightWatchModule(Module):
             compaction_target=limits.compaction_target,
             use_model_for_curation=settings.llm != "offline",
         )
-        return MemoryService(store=store, llm=llm, clock=clock, recall=recall, policy=policy)
+        return MemoryService(store=store, llm=llm, clock=clock, recall=recall, policy=policy, pending=pending)
 
     @singleton
     @provider
-    def provide_personas(self, repo: PersonaRepository, store: MemoryStore, clock: Clock) -> PersonaService:
-        return PersonaService(repo=repo, store=store, clock=clock)
+    def provide_personas(
+        self, repo: PersonaRepository, store: MemoryStore, clock: Clock, pending: PendingLessons
+    ) -> PersonaService:
+        return PersonaService(repo=repo, store=store, clock=clock, pending=pending)
 
     @singleton
     @provider
@@ -118,6 +145,7 @@ class NightWatchModule(Module):
         llm: LLM,
         log: DeliberationLog,
         clock: Clock,
+        liveness: Liveness,
     ) -> DeliberationEngine:
         limits = settings.deliberation
         policy = DeliberationPolicy(
@@ -130,7 +158,14 @@ class NightWatchModule(Module):
             model_window=limits.model_window,
         )
         return DeliberationEngine(
-            personas=personas, memory=memory, compiler=compiler, llm=llm, log=log, clock=clock, policy=policy
+            personas=personas,
+            memory=memory,
+            compiler=compiler,
+            llm=llm,
+            log=log,
+            clock=clock,
+            policy=policy,
+            liveness=liveness,
         )
 
     @singleton

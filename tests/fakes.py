@@ -8,12 +8,13 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePosixPath
 
-from nightwatch.domain.errors import ConflictError, LLMOutputError, NotFoundError
+from nightwatch.domain.errors import ConflictError, LLMOutputError, NotFoundError, StorageError
 from nightwatch.domain.models import (
     Deliberation,
     DeliberationStatus,
     LLMRequest,
     LLMResponse,
+    PendingLesson,
     Persona,
     Purpose,
     ThreadMessage,
@@ -236,6 +237,52 @@ class InMemoryMemoryStore:
                 self._put(move.target.name, self._unarchive(move.set_aside.name))
 
 
+class InMemoryPendingLessons:
+    """PendingLessons in a list, oldest first; `broken` makes every call fail as an unreachable database would."""
+
+    def __init__(self) -> None:
+        self.rows: list[PendingLesson] = []
+        self.broken = False
+        self._next = 1
+
+    def keep(self, lessons: Sequence[PendingLesson]) -> list[PendingLesson]:
+        self._check()
+        kept = []
+        for lesson in lessons:
+            kept.append(replace(lesson, id=self._next))
+            self._next += 1
+        self.rows += kept
+        return kept
+
+    def waiting(self, persona_slug: str | None = None, project: str | None = None) -> list[PendingLesson]:
+        self._check()
+        return [row for row in self.rows if persona_slug in (None, row.persona) and project in (None, row.project)]
+
+    def remove(self, ids: Sequence[int]) -> None:
+        self._check()
+        self.rows = [row for row in self.rows if row.id not in ids]
+
+    def failed(self, ids: Sequence[int], error: str) -> None:
+        self._check()
+        self.rows = [replace(row, error=error) if row.id in ids else row for row in self.rows]
+
+    def move(self, old_slug: str, new_slug: str) -> int:
+        self._check()
+        moved = sum(row.persona == old_slug for row in self.rows)
+        self.rows = [replace(row, persona=new_slug) if row.persona == old_slug else row for row in self.rows]
+        return moved
+
+    def drop(self, persona_slug: str) -> int:
+        self._check()
+        dropped = sum(row.persona == persona_slug for row in self.rows)
+        self.rows = [row for row in self.rows if row.persona != persona_slug]
+        return dropped
+
+    def _check(self) -> None:
+        if self.broken:
+            raise StorageError("The database could not keep lessons for a retry (OperationalError); check it.")
+
+
 class InMemoryDeliberationLog:
     def __init__(self) -> None:
         self.deliberations: dict[int, Deliberation] = {}
@@ -282,11 +329,32 @@ class InMemoryDeliberationLog:
 
         return [d for d in self.deliberations.values() if d.status is DeliberationStatus.RUNNING and idle(d)]
 
+    def interrupt(self, deliberation_id: int, now: datetime) -> bool:
+        current = self.deliberations[deliberation_id]
+        if current.status is not DeliberationStatus.RUNNING:
+            return False
+        self.deliberations[deliberation_id] = replace(current, status=DeliberationStatus.INTERRUPTED, finished_at=now)
+        return True
+
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
         self.summaries[thread] = (covered, summary)
 
     def summary(self, thread: str) -> tuple[int, str] | None:
         return self.summaries.get(thread)
+
+
+class FakeLiveness:
+    """Liveness with a fixed owner for this process and a set of owners known to have exited."""
+
+    def __init__(self, me: str = "here/1/100") -> None:
+        self.me = me
+        self.exited: set[str] = set()
+
+    def owner(self) -> str:
+        return self.me
+
+    def gone(self, owner: str) -> bool:
+        return owner in self.exited
 
 
 class RecordingPoster:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
 from nightwatch.domain.deliberation import DeliberationResult
+from nightwatch.domain.memory import Retried
 from nightwatch.domain.models import Persona, ThreadMessage, Usage, Verdict
 from nightwatch.domain.soul import PromptBudget
 from nightwatch.prompts import Prompt
@@ -122,7 +123,30 @@ def render_result_json(result: DeliberationResult) -> dict[str, Any]:
             {"persona": item.persona, "id": item.lesson.id, "text": item.lesson.text} for item in result.remembered
         ],
         "usage": _usage(result.usage),
+        "unsaved": list(result.unsaved),
     }
+
+
+def render_retry(report: list[Retried]) -> str:
+    """What `nightwatch memory retry` wrote and what still waits, one line per persona and project."""
+    if not report:
+        return "Nothing to retry: no lessons are waiting to be saved."
+    lines = []
+    for item in report:
+        where = f"{item.persona} · {item.project}"
+        if item.written:
+            lines.append(f"{where}: recorded {_lessons(item.written)}.")
+        if item.waiting:
+            lines.append(f"{where}: {_lessons(item.waiting)} still waiting: {item.error}.")
+    if any(item.waiting for item in report):
+        lines.append(
+            "Fix that, then run `nightwatch memory retry` again; the next lesson written there retries them too."
+        )
+    return "\n".join(lines)
+
+
+def _lessons(count: int) -> str:
+    return f"{count} lesson" + ("" if count == 1 else "s")
 
 
 def _usage(usage: Usage) -> dict[str, int]:

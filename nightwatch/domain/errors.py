@@ -9,6 +9,7 @@ NightWatchError
 ├── PermissionDeniedError       the caller may not do this (admin-only actions)
 ├── BusyError                   no capacity right now (worker pool full); try again later
 ├── StorageError                the memory folder or database could not be changed
+│   └── LessonsPendingError     lessons could not be written to memory; they are kept and will be retried
 └── LLMError                    the model could not give a usable answer
     ├── LLMUnavailableError     timeouts, rate limits, overload, 5xx after retries
     └── LLMOutputError          the answer did not have the shape that was asked for
@@ -51,6 +52,16 @@ class BusyError(NightWatchError):
 
 class StorageError(NightWatchError):
     """The memory folder or the database could not be changed."""
+
+
+class LessonsPendingError(StorageError):
+    """Lessons could not be written to memory; they are kept in the database and retried later."""
+
+    def __init__(self, message: str, *, persona: str, project: str, count: int) -> None:
+        super().__init__(message)
+        self.persona = persona
+        self.project = project
+        self.count = count
 
 
 class LLMError(NightWatchError):

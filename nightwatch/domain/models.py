@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 from types import MappingProxyType
 
@@ -130,6 +130,22 @@ class ReflectionContext:
     summary: str
     outcome: str = ""
     link: str | None = None
+
+
+@dataclass(frozen=True)
+class PendingLesson:
+    """A lesson a memory write could not store, kept (with why) until a retry writes it; slugs, not names."""
+
+    persona: str  # the persona's slug, as its memory folder is named
+    project: str  # a project slug
+    text: str
+    kind: str  # of the interaction it came from, as its dated section names it
+    day: date  # of the interaction: a retry files it under this day, not the day of the retry
+    link: str | None
+    error: str  # why the latest attempt failed, for a person
+    kept_at: datetime
+    id: int | None = None
+    author: str | None = None  # who wrote it, when a person did (see Lesson.author)
 
 
 @dataclass(frozen=True)
@@ -278,3 +294,4 @@ class Deliberation:
     verdict: Verdict | None = None
     usage: Usage = field(default_factory=Usage)
     id: int | None = None
+    owner: str | None = None  # the process that runs it (see ports.Liveness); None in rows from before owners

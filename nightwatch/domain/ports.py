@@ -17,6 +17,7 @@ from nightwatch.domain.models import (
     DeliberationStatus,
     LLMRequest,
     LLMResponse,
+    PendingLesson,
     Persona,
     ThreadMessage,
     Turn,
@@ -143,6 +144,34 @@ def recent_limit(raw: object) -> int:
     return whole_number(raw, what="The number of deliberations to list", low=1, high=RECENT_MAX)
 
 
+class PendingLessons(Protocol):
+    """Lessons a memory write could not store, kept (in the database) until a retry writes them. Oldest first."""
+
+    def keep(self, lessons: Sequence[PendingLesson]) -> list[PendingLesson]:
+        """Store these lessons together, in order; returns them with their ids."""
+        ...
+
+    def waiting(self, persona_slug: str | None = None, project: str | None = None) -> list[PendingLesson]:
+        """Kept lessons, oldest first: all of them, or one persona's, or one persona's for one project."""
+        ...
+
+    def remove(self, ids: Sequence[int]) -> None:
+        """Forget these lessons: a retry wrote them."""
+        ...
+
+    def failed(self, ids: Sequence[int], error: str) -> None:
+        """Record why the latest retry of these lessons failed."""
+        ...
+
+    def move(self, old_slug: str, new_slug: str) -> int:
+        """File a renamed persona's kept lessons under its new slug; returns how many moved."""
+        ...
+
+    def drop(self, persona_slug: str) -> int:
+        """Forget a deleted persona's kept lessons; returns how many."""
+        ...
+
+
 class DeliberationLog(Protocol):
     """Stored deliberations, turns, verdicts, thread summaries and token usage."""
 
@@ -168,11 +197,27 @@ class DeliberationLog(Protocol):
         """RUNNING deliberations; with `idle_since`, only those with no start or turn since then."""
         ...
 
+    def interrupt(self, deliberation_id: int, now: datetime) -> bool:
+        """Mark the deliberation INTERRUPTED if it is still RUNNING; False when it had ended meanwhile."""
+        ...
+
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
         """Store the summary of the first `covered` messages of a thread."""
         ...
 
     def summary(self, thread: str) -> tuple[int, str] | None: ...
+
+
+class Liveness(Protocol):
+    """The processes that run deliberations: this one's name as an owner, and whether another owner has exited."""
+
+    def owner(self) -> str:
+        """This process, as stored with each deliberation it starts."""
+        ...
+
+    def gone(self, owner: str) -> bool:
+        """True only when `owner` certainly ran on this machine and has exited; an owner elsewhere is never gone."""
+        ...
 
 
 class Poster(Protocol):

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
+import numpy as np
 import pytest
 
 from nightwatch.adapters.memory_files import FileMemoryStore
@@ -14,6 +17,7 @@ from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona, Purpose
 from nightwatch.domain.ports import FolderMove
 from nightwatch.domain.recall.ranking import Recall
+from nightwatch.domain.vectors import VectorTable
 from tests.fakes import FakeClock, ScriptedLLM
 
 NOW = datetime(2026, 11, 21, 9, 30, 5, tzinfo=UTC)
@@ -222,10 +226,10 @@ def test_symlinked_persona_folder_pointing_outside_is_refused(
         lambda: store.migrate("evil", "good", NOW),
         lambda: store.archive("evil", NOW),
     ):
-        with pytest.raises(StorageError, match="outside NIGHTWATCH_HOME"):
+        with pytest.raises(StorageError, match=r"agents/evil in NIGHTWATCH_HOME .* is a symbolic link"):
             call()
     store.update("carlos", "p", lambda _: "mine\n")
-    with pytest.raises(StorageError, match="remove that link"):
+    with pytest.raises(StorageError, match="Replace the link with the real file or folder"):
         store.migrate("carlos", "evil", NOW)
     assert (outside / "memories" / "p" / "main.md").read_text() == "secret\n"
     assert {k: v for k, v in tree(tmp_path).items() if k.startswith("outside")} == {
@@ -235,29 +239,74 @@ def test_symlinked_persona_folder_pointing_outside_is_refused(
 
 def test_symlinked_agents_or_project_folder_is_refused(store: FileMemoryStore, home: Path, outside: Path) -> None:
     (home / "agents").symlink_to(outside, target_is_directory=True)
-    with pytest.raises(StorageError):
+    with pytest.raises(StorageError, match="agents in NIGHTWATCH_HOME"):
         store.update("carlos", "p", lambda _: "x\n")
     (home / "agents").unlink()
     (home / "agents" / "dev" / "memories").mkdir(parents=True)
     (home / "agents" / "dev" / "memories" / "p").symlink_to(outside / "memories" / "p", target_is_directory=True)
-    with pytest.raises(StorageError):
+    with pytest.raises(StorageError, match="agents/dev/memories/p in NIGHTWATCH_HOME"):
         store.read("dev", "p")
     assert (outside / "memories" / "p" / "main.md").read_text() == "secret\n"
 
 
-def test_symlink_inside_the_root_is_allowed(store: FileMemoryStore, home: Path) -> None:
+def test_a_symlink_inside_the_root_is_refused_too(store: FileMemoryStore, home: Path) -> None:
     store.update("carlos", "p", lambda _: "shared\n")
     (home / "agents" / "alias").symlink_to(home / "agents" / "carlos", target_is_directory=True)
-    assert store.read("alias", "p") == "shared\n"
+    with pytest.raises(StorageError, match=r"agents/alias .* is a symbolic link"):
+        store.read("alias", "p")
+    assert store.projects("carlos") == ["p"]
+
+
+def _touching(store: FileMemoryStore) -> dict[str, list[Callable[[], object]]]:
+    """The operations that use each file beside main.md."""
+    table = VectorTable.empty().with_texts(["A lesson."], np.ones((1, 4), np.float32))
+    return {
+        "main.md": [lambda: store.read("carlos", "p"), lambda: store.update("carlos", "p", lambda t: t + "- A.\n")],
+        "main.md.lock": [
+            lambda: store.update("carlos", "p", lambda t: t + "- A.\n"),
+            lambda: store.save_vectors("carlos", "p", table),
+        ],
+        "main.md.prev": [
+            lambda: store.replace_keeping_previous("carlos", "p", "# Carlos\n", "# Carlos\n- Condensed.\n"),
+            lambda: store.rollback("carlos", "p"),
+        ],
+        "main.vectors": [lambda: store.read_vectors("carlos", "p"), lambda: store.save_vectors("carlos", "p", table)],
+    }
+
+
+@pytest.mark.parametrize("name", ["main.md", "main.md.lock", "main.md.prev", "main.vectors"])
+def test_a_memory_file_that_is_a_symlink_is_refused_and_its_target_untouched(
+    store: FileMemoryStore, home: Path, outside: Path, name: str
+) -> None:
+    store.update("carlos", "p", lambda _: "# Carlos\n")
+    target = outside / "memories" / "p" / "main.md"
+    link = memory_file(home).parent / name
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    for call in _touching(store)[name]:
+        with pytest.raises(StorageError, match=rf"agents/carlos/memories/p/{re.escape(name)} .* is a symbolic link"):
+            call()
+    assert target.read_text() == "secret\n"
+    assert link.is_symlink()
+
+
+def test_a_folder_where_the_memory_file_should_be_is_refused_by_name(store: FileMemoryStore, home: Path) -> None:
+    memory_file(home, "dev").mkdir(parents=True)
+    for call in (lambda: store.read("dev", "p"), lambda: store.update("dev", "p", lambda _: "x\n")):
+        with pytest.raises(StorageError, match=r"agents/dev/memories/p/main\.md in NIGHTWATCH_HOME is a folder"):
+            call()
+    assert memory_file(home, "dev").is_dir()
+    assert store.projects("dev") == []
 
 
 def test_os_errors_become_storage_errors_that_say_what_to_do(store: FileMemoryStore, home: Path) -> None:
     (home / "agents").mkdir()
     (home / "agents" / "carlos").write_text("a file where a folder should be")
-    with pytest.raises(StorageError, match="try again"):
+    with pytest.raises(StorageError, match="agents/carlos in NIGHTWATCH_HOME is a file where a folder should be"):
         store.update("carlos", "p", lambda _: "x\n")
-    memory_file(home, "dev").mkdir(parents=True)  # a folder where the file should be
-    with pytest.raises(StorageError, match=r"Could not read agents/dev/memories/p/main\.md"):
+    memory_file(home, "dev").parent.mkdir(parents=True)
+    os.mkfifo(memory_file(home, "dev"))
+    with pytest.raises(StorageError, match=r"agents/dev/memories/p/main\.md in NIGHTWATCH_HOME is not a regular file"):
         store.read("dev", "p")
 
 

@@ -15,8 +15,16 @@ from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.db.schema import make_engine, upgrade
 from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.persona_files import load_default_personas
-from nightwatch.adapters.terminal import BudgetReport, TerminalPoster, plain_text, render_budget, render_result_json
+from nightwatch.adapters.terminal import (
+    BudgetReport,
+    TerminalPoster,
+    plain_text,
+    render_budget,
+    render_result_json,
+    render_retry,
+)
 from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy, DeliberationRequest
+from nightwatch.domain.memory import Retried
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Decision, Persona, Verdict
 from nightwatch.domain.recall.ranking import Recall
@@ -161,10 +169,27 @@ def test_the_json_document_lists_turns_verdict_and_lessons(engine: Engine) -> No
         DeliberationRequest("Maya: rotate the signing key?", "demo", "terminal:x"), TerminalPoster(quiet=True)
     )
     document = render_result_json(result)
-    assert set(document) == {"deliberation", "turns", "verdict", "summary", "lessons", "usage"}
+    assert set(document) == {"deliberation", "turns", "verdict", "summary", "lessons", "usage", "unsaved"}
+    assert document["unsaved"] == []
     assert [turn["persona"] for turn in document["turns"]][:1] == ["Maya"]
     assert set(document["turns"][0]) == {"persona", "role", "round", "text", "skipped", "lessons_injected"}
     assert set(document["verdict"]) == {"decision", "summary", "reasons", "action_items"}
     assert document["lessons"] == [
         {"persona": r.persona, "id": r.lesson.id, "text": r.lesson.text} for r in result.remembered
+    ]
+
+
+def test_the_retry_report_says_what_was_recorded_and_what_still_waits() -> None:
+    assert render_retry([]) == "Nothing to retry: no lessons are waiting to be saved."
+    report = render_retry(
+        [
+            Retried("Maya", "demo", 2, 0),
+            Retried("Dev", "demo", 1, 3, "agents/dev/memories/demo/main.md is a folder where a file should be"),
+        ]
+    )
+    assert report.splitlines() == [
+        "Maya · demo: recorded 2 lessons.",
+        "Dev · demo: recorded 1 lesson.",
+        "Dev · demo: 3 lessons still waiting: agents/dev/memories/demo/main.md is a folder where a file should be.",
+        "Fix that, then run `nightwatch memory retry` again; the next lesson written there retries them too.",
     ]

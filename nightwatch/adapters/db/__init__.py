@@ -4,8 +4,9 @@ Rows never leave this room: every repository returns the domain's frozen datacla
 """
 
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db.pending_lessons import SqlPendingLessons
 from nightwatch.adapters.db.repositories import SqlPersonaRepository
 from nightwatch.adapters.db.schema import make_engine, upgrade
 from nightwatch.adapters.db.slack_state import SlackState
 
-__all__ = ["SlackState", "SqlDeliberationLog", "SqlPersonaRepository", "make_engine", "upgrade"]
+__all__ = ["SlackState", "SqlDeliberationLog", "SqlPendingLessons", "SqlPersonaRepository", "make_engine", "upgrade"]

@@ -42,6 +42,7 @@ class SqlDeliberationLog:
             "started_at": started,
             "finished_at": deliberation.finished_at,
             "verdict": _verdict_json(deliberation.verdict),
+            "owner": deliberation.owner,
             **_usage_values(deliberation.usage),
         }
         with self._engine.begin() as conn:
@@ -65,6 +66,16 @@ class SqlDeliberationLog:
         with self._engine.begin() as conn:
             done = conn.execute(statement)
         _require(done.rowcount, deliberation_id)
+
+    def interrupt(self, deliberation_id: int, now: datetime) -> bool:
+        """Mark the deliberation INTERRUPTED if it is still RUNNING; False when it had ended meanwhile."""
+        statement = (
+            update(deliberations)
+            .where(deliberations.c.id == deliberation_id, deliberations.c.status == DeliberationStatus.RUNNING.value)
+            .values(status=DeliberationStatus.INTERRUPTED.value, finished_at=now)
+        )
+        with self._engine.begin() as conn:
+            return bool(conn.execute(statement).rowcount)
 
     def get(self, deliberation_id: int) -> Deliberation | None:
         with self._engine.connect() as conn:
@@ -193,6 +204,7 @@ def _deliberation(row: RowMapping) -> Deliberation:
         verdict=_verdict(row["verdict"]),
         usage=_usage(row),
         id=int(row["id"]),
+        owner=row["owner"],
     )
 
 

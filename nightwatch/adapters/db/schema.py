@@ -17,6 +17,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Column,
+    Date,
     DateTime,
     Engine,
     ForeignKey,
@@ -90,6 +91,7 @@ deliberations = Table(
     Column("output_tokens", Integer, nullable=False, server_default=text("0")),
     Column("cache_read_tokens", Integer, nullable=False, server_default=text("0")),
     Column("cache_write_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("owner", String(200), nullable=True),  # the process running it; NULL in rows from before owners
     Index("ix_deliberations_thread", "thread"),
     Index("ix_deliberations_status", "status"),
 )
@@ -146,6 +148,22 @@ leases = Table(
     Column("name", String(100), primary_key=True),
     Column("holder", String(100), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
+)
+
+pending_lessons = Table(  # lessons a memory write could not store, until a retry writes them (oldest id first)
+    "pending_lessons",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("persona", String(80), nullable=False),  # the persona's slug, as its memory folder is named
+    Column("project", String(80), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("day", Date, nullable=False),
+    Column("link", Text, nullable=True),
+    Column("error", Text, nullable=False),
+    Column("kept_at", DateTime(timezone=True), nullable=False),
+    Column("author", String(80), nullable=True),  # who wrote it, when a person did
+    Index("ix_pending_lessons_persona", "persona", "project", "id"),
 )
 
 

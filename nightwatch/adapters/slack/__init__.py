@@ -3,6 +3,6 @@
 `SlackApp` wires the listeners to the domain services; `run_socket_mode` connects and shuts down cleanly.
 """
 
-from nightwatch.adapters.slack.app import STALE_AFTER, SlackApp, run_socket_mode
+from nightwatch.adapters.slack.app import SlackApp, run_socket_mode
 
-__all__ = ["STALE_AFTER", "SlackApp", "run_socket_mode"]
+__all__ = ["SlackApp", "run_socket_mode"]

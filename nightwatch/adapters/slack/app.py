@@ -13,7 +13,6 @@ import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
 from types import FrameType
 
 from slack_bolt import App
@@ -47,8 +46,6 @@ log = logging.getLogger(__name__)
 LISTENER_THREADS = 16
 SOCKET_THREADS = 16
 GRACE_SECONDS = 30.0
-# A live deliberation makes progress within a model call's timeout and retries; one idle this long was cut off.
-STALE_AFTER = timedelta(minutes=15)
 SET_UP = 'See "Slack set-up" in the README: create the app from manifest.yml, then copy its tokens.'
 MISSING_BOT_TOKEN = f"SLACK_BOT_TOKEN is not set; Night Watch needs the app's bot token (xoxb-...). {SET_UP}"
 MISSING_APP_TOKEN = (
@@ -132,7 +129,7 @@ class SlackApp:
                 poster_for=lambda channel: SlackPoster(client=self.client, channel=channel, thread_ts=None),
                 channel_name=channels.name_of,
                 tick_seconds=proactive_tick_seconds,
-                housekeeping=lambda: engine.close_interrupted(idle_for=STALE_AFTER),
+                housekeeping=engine.close_abandoned,
             )
 
     def start_background(self) -> None:

@@ -1,9 +1,11 @@
 """Deliberation: personas take turns in a thread and the lead decides.
 
 The engine picks the panel, runs the rounds (memory read, soul compiled, reply shaped and posted), asks the lead for
-a verdict and has every participant reflect afterwards.
+a verdict and has every participant reflect afterwards; deliberations whose process is gone are closed as
+interrupted by the next command.
 """
 
+from nightwatch.domain.deliberation.abandoned import STALE_AFTER
 from nightwatch.domain.deliberation.engine import (
     DeliberationEngine,
     DeliberationPolicy,
@@ -22,6 +24,7 @@ from nightwatch.domain.deliberation.replies import shape_reply
 
 __all__ = [
     "PERSONAS_MAX",
+    "STALE_AFTER",
     "TOPIC_MAX",
     "DeliberationEngine",
     "DeliberationPolicy",

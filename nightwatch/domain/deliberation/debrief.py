@@ -1,6 +1,7 @@
 """After a deliberation: each participant reflects, each lesson recorded is reported, injected lessons are noted.
 
-Reflection is best effort: a persona whose reflection fails is logged and skipped; the deliberation stands.
+Reflection is best effort: a persona whose reflection fails is logged and skipped; the deliberation stands. Lessons
+that storage refused are kept by the memory service for a retry; the thread is told so, and so is the caller.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from nightwatch.domain.deliberation.turns import PersonaMemory, RunState
+from nightwatch.domain.errors import StorageError
 from nightwatch.domain.models import Persona, ReflectionContext, RememberedLesson, ThreadMessage, Verdict
 from nightwatch.domain.ports import Poster
 from nightwatch.prompts import Prompt
@@ -51,20 +53,40 @@ def participants(state: RunState) -> list[Persona]:
     return [*state.speakers.values()] + ([] if lead.slug in state.speakers else [lead])
 
 
+@dataclass(frozen=True)
+class Reflections:
+    """What the participants' reflections left: the lessons recorded, and a message per persona whose were not."""
+
+    remembered: list[RememberedLesson]
+    unsaved: list[str]
+
+
 def reflect_all(
     memory: PersonaMemory, poster: Poster, personas: Sequence[Persona], project: str, context: ReflectionContext
-) -> list[RememberedLesson]:
-    """Let each persona reflect; report every lesson recorded through the poster."""
+) -> Reflections:
+    """Let each persona reflect; report every lesson recorded, and every storage fault, through the poster."""
     remembered: list[RememberedLesson] = []
+    unsaved: list[str] = []
     for persona in personas:
         try:
             for lesson in memory.reflect(persona, project, context):
                 remembered.append(RememberedLesson(persona.name, lesson))
                 poster.post_lesson(persona, project, lesson.id, lesson.text)
+        except StorageError as err:  # the message says whether the lessons are kept and how to retry them
+            log.warning("%s's lessons were not written: %s", persona.name, err)
+            unsaved.append(str(err))
+            _notice(poster, str(err))
         except Exception:
-            # Any failure here (model, parsing, storage, posting) must never break the finished deliberation.
+            # Any other failure (model, parsing, posting) must never break the finished deliberation.
             log.exception("%s's reflection failed; the deliberation stands", persona.name)
-    return remembered
+    return Reflections(remembered, unsaved)
+
+
+def _notice(poster: Poster, text: str) -> None:
+    try:
+        poster.post_notice(text)
+    except Exception:  # the caller still hears of it through the result
+        log.exception("could not tell the thread: %s", text)
 
 
 def note_injected(memory: PersonaMemory, state: RunState) -> None:

@@ -4,7 +4,8 @@ Every loop has a bound: at most `max_rounds` rounds, `max_replies` posted replie
 and anyone a person addresses) per round, and `consensus_retries` retries of the lead's decision. There are no
 sleeps. Each turn reads the persona's memory, compiles its system prompt, adds the thread window, asks the model and
 posts the answer. The deliberation and each turn are stored as they happen (token usage is added to the stored
-total once per round), so a restart finds a deliberation cut off midway and can close it (`close_interrupted`).
+total once per round), with the process that runs it as its owner, so a deliberation cut off midway (its process
+killed) is found and closed as interrupted by the next command (`close_abandoned`, see abandoned.py).
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import builtins
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Protocol
 
+from nightwatch.domain.deliberation.abandoned import Unowned, close_abandoned
 from nightwatch.domain.deliberation.consensus import ClosingPrompt, ConsensusPrompt, decide
 from nightwatch.domain.deliberation.debrief import discussion, note_injected, participants, reflect_all
 from nightwatch.domain.deliberation.inputs import validate_topic
@@ -45,7 +47,7 @@ from nightwatch.domain.models import (
     Verdict,
 )
 from nightwatch.domain.personas import project_slug
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Poster
+from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Liveness, Poster
 from nightwatch.domain.soul import PromptBudget, SoulCompiler
 
 __all__ = [
@@ -101,6 +103,7 @@ class DeliberationResult:
     verdict: Verdict
     remembered: tuple[RememberedLesson, ...]
     usage: Usage
+    unsaved: tuple[str, ...] = ()  # one message per persona whose lessons storage refused (kept for a retry)
 
 
 class _StoppedError(Exception):
@@ -124,6 +127,7 @@ class DeliberationEngine:
         log: DeliberationLog,
         clock: Clock,
         policy: DeliberationPolicy,
+        liveness: Liveness | None = None,
     ) -> None:
         self._personas = personas
         self._memory = memory
@@ -132,6 +136,7 @@ class DeliberationEngine:
         self._log = log
         self._clock = clock
         self._policy = policy
+        self._liveness = liveness or Unowned()
         self._context = ThreadContext(
             llm=llm, log=log, context_tokens=policy.context_tokens, recent_messages=policy.recent_messages
         )
@@ -163,7 +168,10 @@ class DeliberationEngine:
             lead=self._policy.lead,
         )
         scope = Scope(topic, project_slug(request.project), request.thread, request.kind, request.link, self.rounds)
-        started = self._log.start(Deliberation(scope.topic, scope.project, scope.thread, started_at=self._clock.now()))
+        owner = self._liveness.owner() or None
+        started = self._log.start(
+            Deliberation(scope.topic, scope.project, scope.thread, started_at=self._clock.now(), owner=owner)
+        )
         seen = len(poster.messages())
         state = RunState(scope, poster, panel, started, first_message=seen, human_seen=seen)
         try:
@@ -256,9 +264,10 @@ class DeliberationEngine:
         context = ReflectionContext(
             scope.kind, scope.topic, story, f"{verdict.decision.value}: {verdict.summary}", scope.link
         )
-        remembered = reflect_all(self._memory, state.poster, participants(state), scope.project, context)
+        reflections = reflect_all(self._memory, state.poster, participants(state), scope.project, context)
         note_injected(self._memory, state)
-        return self._result(state, DeliberationStatus.DONE, verdict, remembered, finished)
+        result = self._result(state, DeliberationStatus.DONE, verdict, reflections.remembered, finished)
+        return replace(result, unsaved=tuple(reflections.unsaved))
 
     def _interrupted(self, state: RunState) -> DeliberationResult:
         self._turns.save_usage(state)
@@ -289,20 +298,9 @@ class DeliberationEngine:
 
     # --- start-up and inspection -------------------------------------------------------------------------------
 
-    def close_interrupted(self, idle_for: timedelta | None = None) -> list[Deliberation]:
-        """Mark stored RUNNING deliberations INTERRUPTED, so none stays running forever after a restart.
-
-        With `idle_for`, only those without a turn for that long: a live deliberation on another replica always
-        makes progress within a model call's timeout and retries, so it is left alone.
-        """
-        now = self._clock.now()
-        closed: list[Deliberation] = []
-        for deliberation in self._log.running(None if idle_for is None else now - idle_for):
-            if deliberation.id is None:
-                continue
-            self._log.finish(deliberation.id, DeliberationStatus.INTERRUPTED, deliberation.verdict, now)
-            closed.append(replace(deliberation, status=DeliberationStatus.INTERRUPTED, finished_at=now))
-        return closed
+    def close_abandoned(self) -> list[Deliberation]:
+        """Close as INTERRUPTED the RUNNING deliberations nobody works on any more (see abandoned.py)."""
+        return close_abandoned(self._log, self._liveness, self._clock.now())
 
     def context_budget(self, persona: str, project: str, topic: str = "") -> PromptBudget:
         """The token budget of a persona's turn prompt, against the project's latest deliberation (if any)."""

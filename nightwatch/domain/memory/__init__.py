@@ -16,6 +16,7 @@ from nightwatch.domain.memory.inputs import (
     validate_query,
     validate_search_limit,
 )
+from nightwatch.domain.memory.pending import Retried, orphans
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
 from nightwatch.domain.memory.unread import unread_summary
@@ -29,9 +30,11 @@ __all__ = [
     "MemoryBlockPrompt",
     "MemoryPolicy",
     "MemoryService",
+    "Retried",
     "flavour_for",
     "is_duplicate",
     "line_cost",
+    "orphans",
     "unread_summary",
     "validate_lesson",
     "validate_lesson_id",

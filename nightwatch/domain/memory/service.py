@@ -1,9 +1,10 @@
 """Per-persona, per-project memory: the block read before a turn, reflection after it, and the explicit use cases.
 
 Every write goes through `MemoryStore.update`, whose change function parses the file, edits it and renders it, so
-concurrent writers lose nothing. Model calls (reflection, curation advice, compaction) and embedding happen outside
-that lock. Each lesson's vector is computed when it is written and stored beside the memory; a lesson first seen
-without one (a hand edit) is embedded in the background (see backfill.py), never by a read.
+concurrent writers lose nothing (writing.py); lessons a storage fault keeps out of the file are kept for a retry
+(pending.py). Model calls (reflection, curation advice, compaction) and embedding happen outside that lock. Each
+lesson's vector is computed when it is written and stored beside the memory; a lesson first seen without one (a hand
+edit) is embedded in the background (see backfill.py), never by a read.
 Nothing here depends on which persona it is: a custom persona gets memory exactly like a default one.
 """
 
@@ -18,24 +19,27 @@ from nightwatch.domain.errors import InvalidInputError, LLMError, NightWatchErro
 from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.compaction import Compactor
-from nightwatch.domain.memory.format import header_part, live_line_count, new_document, valid_author
+from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
 from nightwatch.domain.memory.inputs import LESSON_MAX, validate_lesson, validate_lesson_id, validate_search_limit
 from nightwatch.domain.memory.junk import junk_reason
-from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
+from nightwatch.domain.memory.pending import KeptLessons, Retried
+from nightwatch.domain.memory.recording import Entry, Recorded
 from nightwatch.domain.memory.reflection import ReflectionPrompt, ask, parse_lessons
 from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.memory.vectors import MemoryVectors
+from nightwatch.domain.memory.writing import LessonWriter
 from nightwatch.domain.models import (
     CompactionResult,
     Lesson,
     MemoryBlock,
+    PendingLesson,
     Persona,
     Purpose,
     ReflectionContext,
     UnreadLine,
 )
 from nightwatch.domain.personas import check_slug
-from nightwatch.domain.ports import LLM, Clock, MemoryStore
+from nightwatch.domain.ports import LLM, Clock, MemoryStore, PendingLessons
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.recall import Recall, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens
@@ -86,6 +90,7 @@ class MemoryService:
         recall: Recall,
         policy: MemoryPolicy,
         backfill: Backfill | None = None,
+        pending: PendingLessons | None = None,
     ) -> None:
         self.store = store
         self.llm = llm
@@ -104,6 +109,14 @@ class MemoryService:
             max_lesson_chars=policy.max_lesson_chars,
         )
         self._overhead = estimate_tokens(MemoryBlockPrompt(lessons=()).render())
+        self._writer = LessonWriter(
+            store=store,
+            llm=llm,
+            cache=self._cache,
+            vectors=self._vectors,
+            kept=KeptLessons(pending=pending, clock=clock),
+            use_model=policy.use_model_for_curation,
+        )
 
     # --- reading ------------------------------------------------------------------------------------------------
 
@@ -168,7 +181,10 @@ class MemoryService:
     # --- writing ------------------------------------------------------------------------------------------------
 
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:
-        """Ask the persona, in its role's words, for 1-3 lessons and record them; returns the lessons added."""
+        """Ask the persona, in its role's words, for 1-3 lessons and record them; returns the lessons added.
+
+        Raises LessonsPendingError when storage failed: the lessons are kept and retried (see pending.py).
+        """
         project = check_slug(project)
         prompt = ReflectionPrompt.build(persona, project, context, self.policy.max_lesson_chars)
         try:
@@ -202,7 +218,8 @@ class MemoryService:
     ) -> Lesson:
         """Record a lesson a person gave, marked with its `author`; a restatement counts the kept one as seen again.
 
-        The author of a restated lesson stays whoever wrote it first.
+        The author of a restated lesson stays whoever wrote it first. Raises LessonsPendingError when storage failed:
+        the lesson is kept and retried (see pending.py).
         """
         project = check_slug(project)
         lesson = validate_lesson(text, self.policy.max_lesson_chars)
@@ -273,32 +290,21 @@ class MemoryService:
         """Restore the version kept before the last compaction; False when there is none."""
         return self.store.rollback(persona.slug, check_slug(project))
 
+    def retry(self, persona: Persona, project: str | None = None) -> list[Retried]:
+        """Write the lessons kept after storage faults (one project, or all), oldest first; report each project."""
+        return self._writer.retry(persona, check_slug(project) if project else None)
+
+    def waiting(self, persona_slug: str | None = None) -> list[PendingLesson]:
+        """Lessons kept after storage faults and not written yet (one persona's, or all), oldest first."""
+        return self._writer.waiting(check_slug(persona_slug) if persona_slug else None)
+
     # --- internals ----------------------------------------------------------------------------------------------
 
     def _record(
         self, persona: Persona, project: str, texts: list[str], entry: Entry, *, allow_skip: bool
     ) -> list[Recorded]:
-        if not texts:
-            return []
-        live = self._snapshot(persona, project).live
-        table = self._vectors.completed(persona.slug, project, [*texts, *(lesson.text for lesson in live)])
-        hints = advise(self.llm, persona, project, texts, live, table) if self.policy.use_model_for_curation else {}
-        outcomes: list[Recorded] = []
-
-        def change(text: str) -> str:
-            title = f"{persona.name} · memory for {project}"
-            base = self._cache.document(persona.slug, project, text) if text else new_document(title)
-            doc, done = record_all(base, texts, hints, entry, table, allow_skip=allow_skip)
-            outcomes[:] = done
-            return doc.render() if any(outcome.action != "skip" for outcome in done) else text
-
-        new_text = self.store.update(persona.slug, project, change)
-        if table is not None:
-            self._vectors.keep(persona.slug, project, table, self._cache.snapshot(persona.slug, project, new_text).live)
-        for outcome in outcomes:
-            if outcome.action == "skip":
-                log.info("%s did not record a lesson on %s: %s", persona.name, project, outcome.reason)
-        if live_line_count(new_text) > self.policy.max_lines:
+        outcomes, text = self._writer.record(persona, project, texts, entry, allow_skip=allow_skip)
+        if live_line_count(text) > self.policy.max_lines:
             try:
                 result = self.compact(persona, project)
             except NightWatchError as err:  # the lessons are safely written; compaction can wait for the next write

@@ -3,11 +3,14 @@
 A rename or delete changes two things, the memory folder and the database row, so it does the folder step first and
 the database step second. If the folder step fails, the database was never touched; if the database step fails, the
 folder is moved back. Either way no persona points at a missing folder and no memory is left without its persona.
+Lessons kept after a storage fault (PendingLessons) follow a rename; a delete drops them with the persona, and its
+message says how many.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -24,7 +27,7 @@ from nightwatch.domain.personas.codec import (
     validate_role,
 )
 from nightwatch.domain.personas.names import persona_slug, validate_persona_name
-from nightwatch.domain.ports import Clock, FolderMove, MemoryStore, PersonaRepository
+from nightwatch.domain.ports import Clock, FolderMove, MemoryStore, PendingLessons, PersonaRepository
 
 __all__ = ["PersonaDraft", "PersonaOutcome", "PersonaService", "persona_from_dict", "persona_to_dict"]
 
@@ -78,10 +81,13 @@ def _folder(path: PurePosixPath | None) -> str:
 class PersonaService:
     """Creates, changes and removes personas, keeping their memory folders in step with the database."""
 
-    def __init__(self, *, repo: PersonaRepository, store: MemoryStore, clock: Clock) -> None:
+    def __init__(
+        self, *, repo: PersonaRepository, store: MemoryStore, clock: Clock, pending: PendingLessons | None = None
+    ) -> None:
         self._repo = repo
         self._store = store
         self._clock = clock
+        self._pending = pending
 
     # --- reading ------------------------------------------------------------------------------------------------
 
@@ -180,7 +186,7 @@ class PersonaService:
         except Exception as err:
             raise self._undo(move, persona, "delete", err) from err
         where = f"its memory was archived to {_folder(move.target)}" if move.moved else "it had no memory to archive"
-        return PersonaOutcome(None, f"Deleted {persona.name}; {where}.", move)
+        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{self._drop_pending(persona)}.", move)
 
     # --- steps --------------------------------------------------------------------------------------------------
 
@@ -230,8 +236,13 @@ class PersonaService:
             current, lambda: self._store.migrate(current.slug, changed.slug, self._clock.now()), "rename"
         )
         try:
+            if self._pending is not None:
+                self._pending.move(current.slug, changed.slug)
             saved = self._repo.save(changed)
         except Exception as err:
+            if self._pending is not None:
+                with contextlib.suppress(NightWatchError):
+                    self._pending.move(changed.slug, current.slug)
             raise self._undo(move, current, "rename", err) from err
         message = self._renamed_message(current, saved, move)
         return PersonaOutcome(saved, message + self._adopted(saved.slug) if not move.moved else message, move)
@@ -249,6 +260,21 @@ class PersonaService:
                 f"Could not {action} {persona.name}: its memory folder agents/{persona.slug}/ could not be moved "
                 f"({err.strerror or err}). Nothing was changed; check the folder's permissions and try again."
             ) from err
+
+    def _drop_pending(self, persona: Persona) -> str:
+        """Drop the deleted persona's kept lessons (logged, so they can still be found); a note for the message."""
+        if self._pending is None:
+            return ""
+        try:
+            kept = self._pending.waiting(persona.slug)
+            self._pending.drop(persona.slug)
+        except NightWatchError as err:
+            log.warning("could not drop the lessons kept for %s: %s", persona.name, err)
+            return ""
+        if kept:
+            log.warning("dropped the lessons kept for deleted %s: %s", persona.name, [lesson.text for lesson in kept])
+        count = len(kept)
+        return f"; {count} lesson{'s' if count != 1 else ''} waiting to be saved went with it" if count else ""
 
     def _undo(self, move: FolderMove, persona: Persona, action: str, err: Exception) -> NightWatchError:
         """Move the folder back after a failed database step; return the error to raise."""

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import uuid
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -13,7 +10,6 @@ from pathlib import Path
 import pytest
 from freezegun import freeze_time
 from sqlalchemy import Engine, text, update
-from sqlalchemy.engine import make_url
 
 from nightwatch.adapters.db.repositories import SqlPersonaRepository
 from nightwatch.adapters.db.schema import make_engine, personas, upgrade
@@ -22,49 +18,6 @@ from nightwatch.domain.errors import ConflictError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona, Skill, Soul, Style
 from nightwatch.domain.personas.service import PersonaDraft, PersonaService
 from tests.fakes import T0, FakeClock, InMemoryMemoryStore
-
-
-def postgres_url() -> str:
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith("postgresql"):
-        pytest.skip("set DATABASE_URL=postgresql+psycopg://... to run the PostgreSQL tests")
-    parsed = make_url(url)
-    if parsed.drivername == "postgresql":
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    return parsed.render_as_string(hide_password=False)
-
-
-@pytest.fixture
-def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'nightwatch.db'}")
-    upgrade(engine)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
-def postgres_engine() -> Iterator[Engine]:
-    """An engine whose search_path is a fresh schema, dropped afterwards."""
-    base = postgres_url()
-    schema = f"nw_test_{uuid.uuid4().hex[:12]}"
-    admin = make_engine(base)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = make_url(base).update_query_dict({"options": f"-csearch_path={schema}"})
-    engine = make_engine(url.render_as_string(hide_password=False))
-    try:
-        upgrade(engine)
-        yield engine
-    finally:
-        engine.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def engine(request: pytest.FixtureRequest) -> Engine:
-    return request.getfixturevalue(f"{request.param}_engine")  # type: ignore[no-any-return]
 
 
 @pytest.fixture

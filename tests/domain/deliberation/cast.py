@@ -18,7 +18,7 @@ from nightwatch.domain.models import (
     Soul,
 )
 from nightwatch.domain.soul import SoulCompiler
-from tests.fakes import T0, FakeClock, InMemoryDeliberationLog, InMemoryPersonaRepository, ScriptedLLM
+from tests.fakes import T0, FakeClock, FakeLiveness, InMemoryDeliberationLog, InMemoryPersonaRepository, ScriptedLLM
 
 
 def persona(
@@ -90,6 +90,7 @@ class FakeMemory:
     blocks: dict[str, MemoryBlock] = field(default_factory=dict)
     lessons: dict[str, list[str]] = field(default_factory=dict)
     failing: set[str] = field(default_factory=set)
+    refusing: dict[str, Exception] = field(default_factory=dict)  # by slug: what storage raised
     reads: list[tuple[str, str, str, str]] = field(default_factory=list)
     reflections: list[tuple[str, str, ReflectionContext]] = field(default_factory=list)
     injected: list[tuple[str, str, list[str]]] = field(default_factory=list)
@@ -102,6 +103,8 @@ class FakeMemory:
         self.reflections.append((persona.slug, project, context))
         if persona.slug in self.failing:
             raise RuntimeError(f"{persona.name}'s memory file is locked")
+        if persona.slug in self.refusing:
+            raise self.refusing[persona.slug]
         return [
             Lesson(id=f"{persona.slug[:3]}{i:05d}", text=text, recorded_at=T0)
             for i, text in enumerate(self.lessons.get(persona.slug, []))
@@ -125,6 +128,7 @@ class Stage:
     log: InMemoryDeliberationLog
     clock: FakeClock
     engine: DeliberationEngine
+    liveness: FakeLiveness
 
 
 def stage(
@@ -141,6 +145,7 @@ def stage(
     memory = memory or FakeMemory()
     log = InMemoryDeliberationLog()
     clock = FakeClock()
+    liveness = FakeLiveness()
     engine = DeliberationEngine(
         personas=InMemoryPersonaRepository(personas),
         memory=memory,
@@ -149,8 +154,9 @@ def stage(
         log=log,
         clock=clock,
         policy=policy or DeliberationPolicy(),
+        liveness=liveness,
     )
-    return Stage(llm, memory, log, clock, engine)
+    return Stage(llm, memory, log, clock, engine, liveness)
 
 
 def ask(topic: str, **changes: object) -> DeliberationRequest:

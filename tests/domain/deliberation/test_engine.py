@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.deliberation.engine import DeliberationPolicy
-from nightwatch.domain.errors import LLMUnavailableError, NotFoundError
+from nightwatch.domain.errors import LessonsPendingError, LLMUnavailableError, NotFoundError, StorageError
 from nightwatch.domain.models import Decision, DeliberationStatus, Purpose, ThreadMessage, Usage
 from tests.domain.deliberation.cast import (
     CARLOS,
@@ -338,6 +338,34 @@ def test_a_failing_reflection_never_breaks_the_deliberation(caplog: pytest.LogCa
     assert "Maya's reflection failed" in caplog.text
 
 
+def test_lessons_storage_refused_are_told_in_the_thread_and_in_the_result() -> None:
+    kept = LessonsPendingError(
+        "Maya's lessons could not be saved (agents/maya/memories/night-watch/main.md is a folder); "
+        "they are kept and will be retried: `nightwatch memory retry`",
+        persona="Maya",
+        project="night-watch",
+        count=2,
+    )
+    memory = FakeMemory(lessons={"carlos": ["Flag risky launches."]}, refusing={"maya": kept})
+    s = stage(memory=memory)
+    poster = RecordingPoster()
+    result = s.engine.run(ask("Maya: token expiry"), poster)
+    assert result.deliberation.status is DeliberationStatus.DONE
+    assert result.unsaved == (str(kept),)
+    assert str(kept) in poster.notices
+    assert [lesson[0] for lesson in poster.lessons] == ["Carlos"]
+
+
+def test_a_thread_that_cannot_be_told_still_leaves_the_storage_fault_in_the_result() -> None:
+    class NoNotices(RecordingPoster):
+        def post_notice(self, text: str) -> None:
+            raise ConnectionError("Slack is down")
+
+    memory = FakeMemory(refusing={"maya": StorageError("The database could not keep lessons for a retry.")})
+    result = stage(memory=memory).engine.run(ask("Maya: token expiry"), NoNotices())
+    assert result.unsaved == ("The database could not keep lessons for a retry.",)
+
+
 # --- the thread ------------------------------------------------------------------------------------------------
 
 
@@ -469,20 +497,30 @@ def test_should_stop_finishes_the_deliberation_as_interrupted() -> None:
     assert any("stopped before a decision" in n for n in poster.notices)
 
 
-def test_close_interrupted_closes_only_running_deliberations() -> None:
+def test_a_deliberation_is_stored_with_this_process_as_its_owner() -> None:
+    s = stage(policy=DeliberationPolicy(max_rounds=1))
+    result = s.engine.run(ask("Dev: merge?"), RecordingPoster())
+    assert result.deliberation.owner == s.liveness.me
+    assert s.log.get(result.deliberation.id or 0).owner == s.liveness.me  # type: ignore[union-attr]
+
+
+def test_close_abandoned_closes_only_running_deliberations_whose_owner_is_gone() -> None:
     s = stage(policy=DeliberationPolicy(max_rounds=1))
     done = s.engine.run(ask("Dev: merge?"), RecordingPoster()).deliberation
     from nightwatch.domain.models import Deliberation
 
-    stuck = s.log.start(Deliberation("Left running", "night-watch", "C1:2", started_at=s.clock.now()))
+    stuck = s.log.start(Deliberation("Left running", "night-watch", "C1:2", started_at=s.clock.now(), owner="gone/7/1"))
+    live = s.log.start(Deliberation("Still going", "night-watch", "C1:3", started_at=s.clock.now(), owner="there/8/1"))
+    s.liveness.exited.add("gone/7/1")
     s.clock.advance(minutes=5)
-    closed = s.engine.close_interrupted()
+    closed = s.engine.close_abandoned()
     assert [d.id for d in closed] == [stuck.id]
     assert closed[0].status is DeliberationStatus.INTERRUPTED
     assert s.log.get(stuck.id or 0).status is DeliberationStatus.INTERRUPTED  # type: ignore[union-attr]
     assert s.log.get(stuck.id or 0).finished_at == s.clock.now()  # type: ignore[union-attr]
+    assert s.log.get(live.id or 0).status is DeliberationStatus.RUNNING  # type: ignore[union-attr]
     assert s.log.get(done.id or 0).status is DeliberationStatus.DONE  # type: ignore[union-attr]
-    assert s.engine.close_interrupted() == []
+    assert s.engine.close_abandoned() == []
 
 
 def test_an_unexpected_failure_marks_the_deliberation_failed() -> None:
@@ -533,17 +571,15 @@ def test_context_budget_uses_the_projects_latest_deliberation() -> None:
         s.engine.context_budget("nobody", "night-watch")
 
 
-def test_close_interrupted_with_idle_for_leaves_live_deliberations_alone() -> None:
-    from datetime import timedelta
-
+def test_close_abandoned_closes_a_deliberation_silent_for_too_long_but_not_a_live_one() -> None:
     from nightwatch.domain.models import Deliberation
 
     s = stage(policy=DeliberationPolicy(max_rounds=1))
-    old = s.log.start(Deliberation("Cut off", "night-watch", "C1:1", started_at=s.clock.now()))
+    old = s.log.start(Deliberation("Cut off", "night-watch", "C1:1", started_at=s.clock.now(), owner="far/1/1"))
     s.clock.advance(minutes=20)
     live = s.log.start(Deliberation("Running elsewhere", "night-watch", "C1:2", started_at=s.clock.now()))
     s.clock.advance(minutes=1)
-    closed = s.engine.close_interrupted(idle_for=timedelta(minutes=15))
+    closed = s.engine.close_abandoned()
     assert [d.id for d in closed] == [old.id]
     assert s.log.get(live.id or 0).status is DeliberationStatus.RUNNING  # type: ignore[union-attr]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import PurePosixPath
 
 import pytest
@@ -15,10 +15,10 @@ from nightwatch.domain.errors import (
     NotFoundError,
     StorageError,
 )
-from nightwatch.domain.models import Persona, Skill, Soul, Style
+from nightwatch.domain.models import PendingLesson, Persona, Skill, Soul, Style
 from nightwatch.domain.personas.service import PersonaDraft, PersonaOutcome, PersonaService
 from nightwatch.domain.ports import FolderMove
-from tests.fakes import T0, FakeClock, InMemoryMemoryStore, InMemoryPersonaRepository
+from tests.fakes import T0, FakeClock, InMemoryMemoryStore, InMemoryPendingLessons, InMemoryPersonaRepository
 
 LESSON = "# Maya · night-watch\n\n## 2026-11-20 · pr_review\n- Webhook signatures need constant-time compares.\n"
 
@@ -28,7 +28,8 @@ class Env:
         self.repo = repo or InMemoryPersonaRepository()
         self.store = InMemoryMemoryStore()
         self.clock = FakeClock()
-        self.service = PersonaService(repo=self.repo, store=self.store, clock=self.clock)
+        self.pending = InMemoryPendingLessons()
+        self.service = PersonaService(repo=self.repo, store=self.store, clock=self.clock, pending=self.pending)
 
     def create(self, name: str, role: str = "Reviewer", **fields: object) -> Persona:
         outcome = self.service.create(PersonaDraft(name=name, role=role, **fields))  # type: ignore[arg-type]
@@ -473,6 +474,48 @@ def test_a_conflict_found_only_by_the_database_keeps_its_type() -> None:
     with pytest.raises(ConflictError, match="Nothing was changed"):
         env.service.rename("Maya", "Maya Sec")
     assert env.store.read("maya", "night-watch") == LESSON
+
+
+def keep_for_retry(env: Env, slug: str, *texts: str) -> None:
+    kept = [
+        PendingLesson(slug, "night-watch", text, "deliberation", date(2026, 11, 20), None, "disk full", T0)
+        for text in texts
+    ]
+    env.pending.keep(kept)
+
+
+def test_rename_moves_the_lessons_kept_for_a_retry(env: Env) -> None:
+    env.create("Maya")
+    env.create("Dev")
+    keep_for_retry(env, "maya", "Webhook signatures need constant-time compares.")
+    keep_for_retry(env, "dev", "Profile before optimising.")
+    env.service.rename("Maya", "Maya Sec")
+    assert [(row.persona, row.text) for row in env.pending.rows] == [
+        ("maya-sec", "Webhook signatures need constant-time compares."),
+        ("dev", "Profile before optimising."),
+    ]
+
+
+def test_delete_drops_the_kept_lessons_and_says_how_many(env: Env, caplog: pytest.LogCaptureFixture) -> None:
+    env.create("Maya")
+    env.create("Dev")
+    keep_for_retry(env, "maya", "Webhook signatures need constant-time compares.", "Rotate keys quarterly.")
+    keep_for_retry(env, "dev", "Profile before optimising.")
+    outcome = env.service.delete("Maya")
+    assert "2 lessons waiting to be saved went with it" in outcome.message
+    assert [row.persona for row in env.pending.rows] == ["dev"]
+    assert "Rotate keys quarterly." in caplog.text  # the log still has them
+    assert "1 lesson waiting to be saved went with it" in env.service.delete("Dev").message
+    env.create("Priya")
+    assert "waiting" not in env.service.delete("Priya").message
+
+
+def test_failed_database_rename_leaves_the_kept_lessons_with_the_old_name() -> None:
+    env, _ = failing_env(RuntimeError("disk I/O error"))
+    keep_for_retry(env, "maya", "Webhook signatures need constant-time compares.")
+    with pytest.raises(StorageError, match="Nothing was changed"):
+        env.service.rename("Maya", "Maya Sec")
+    assert [row.persona for row in env.pending.rows] == ["maya"]
 
 
 def test_failed_database_delete_puts_the_folder_back() -> None:

@@ -1,0 +1,119 @@
+"""SqlPendingLessons: lessons a memory write could not store, in the `pending_lessons` table until a retry.
+
+Rows never leave this module: every method returns the domain's frozen PendingLesson. The table lives in the same
+database as everything else, so lessons that a full disk or a broken memory folder kept out of `main.md` survive a
+restart; on PostgreSQL every replica sees them.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC
+
+from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.exc import SQLAlchemyError
+
+from nightwatch.adapters.db.schema import pending_lessons, utc
+from nightwatch.domain.errors import StorageError
+from nightwatch.domain.models import PendingLesson
+
+
+class SqlPendingLessons:
+    """The PendingLessons port on the `pending_lessons` table; ids give the order lessons were kept in."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def keep(self, lessons: Sequence[PendingLesson]) -> builtins.list[PendingLesson]:
+        """Store these lessons in one transaction, in order; returns them with their ids."""
+        kept: list[PendingLesson] = []
+        with self._begin("keep lessons for a retry") as conn:
+            for lesson in lessons:
+                key = conn.execute(insert(pending_lessons).values(**_values(lesson))).inserted_primary_key
+                kept.append(_with_id(lesson, key[0] if key else None))
+        return kept
+
+    def waiting(self, persona_slug: str | None = None, project: str | None = None) -> builtins.list[PendingLesson]:
+        """Kept lessons, oldest first: all, one persona's, or one persona's for one project."""
+        query = select(pending_lessons).order_by(pending_lessons.c.id)
+        if persona_slug is not None:
+            query = query.where(pending_lessons.c.persona == persona_slug)
+        if project is not None:
+            query = query.where(pending_lessons.c.project == project)
+        with self._begin("read the lessons kept for a retry") as conn:
+            return [_lesson(row) for row in conn.execute(query).mappings()]
+
+    def remove(self, ids: Sequence[int]) -> None:
+        """Forget these lessons: a retry wrote them."""
+        if ids:
+            with self._begin("forget lessons a retry wrote") as conn:
+                conn.execute(delete(pending_lessons).where(pending_lessons.c.id.in_(list(ids))))
+
+    def failed(self, ids: Sequence[int], error: str) -> None:
+        """Record why the latest retry of these lessons failed."""
+        if ids:
+            with self._begin("record why a retry failed") as conn:
+                conn.execute(update(pending_lessons).where(pending_lessons.c.id.in_(list(ids))).values(error=error))
+
+    def move(self, old_slug: str, new_slug: str) -> int:
+        """File a renamed persona's kept lessons under its new slug; returns how many moved."""
+        statement = update(pending_lessons).where(pending_lessons.c.persona == old_slug).values(persona=new_slug)
+        with self._begin("move kept lessons to a renamed persona") as conn:
+            return int(conn.execute(statement).rowcount or 0)
+
+    def drop(self, persona_slug: str) -> int:
+        """Forget a deleted persona's kept lessons; returns how many."""
+        with self._begin("forget a deleted persona's kept lessons") as conn:
+            return int(
+                conn.execute(delete(pending_lessons).where(pending_lessons.c.persona == persona_slug)).rowcount or 0
+            )
+
+    @contextmanager
+    def _begin(self, doing: str) -> Iterator[Connection]:
+        try:
+            with self._engine.begin() as conn:
+                yield conn
+        except SQLAlchemyError as err:
+            raise StorageError(
+                f"The database could not {doing} ({type(err).__name__}); check DATABASE_URL and that the database "
+                "is reachable, then try again."
+            ) from err
+
+
+def _values(lesson: PendingLesson) -> dict[str, object]:
+    return {
+        "persona": lesson.persona,
+        "project": lesson.project,
+        "text": lesson.text,
+        "kind": lesson.kind,
+        "day": lesson.day,
+        "link": lesson.link,
+        "error": lesson.error,
+        "kept_at": lesson.kept_at.astimezone(UTC),
+        "author": lesson.author,
+    }
+
+
+def _with_id(lesson: PendingLesson, key: object) -> PendingLesson:
+    return replace(lesson, id=int(key) if isinstance(key, int) else None)
+
+
+def _lesson(row: RowMapping) -> PendingLesson:
+    kept_at = utc(row["kept_at"])
+    assert kept_at is not None  # the column is NOT NULL
+    return PendingLesson(
+        persona=row["persona"],
+        project=row["project"],
+        text=row["text"],
+        kind=row["kind"],
+        day=row["day"],
+        link=row["link"],
+        error=row["error"],
+        kept_at=kept_at.astimezone(UTC),
+        author=row["author"],
+        id=int(row["id"]),
+    )
