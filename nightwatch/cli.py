@@ -14,7 +14,7 @@ from typing import TextIO
 import yaml
 from injector import Injector
 
-from nightwatch.adapters.redaction import install_redaction
+from nightwatch.adapters.redaction import install_redaction, redact
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
@@ -32,7 +32,7 @@ Handler = Callable[[Injector, argparse.Namespace, TextIO], int]
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 1 failed, 2 bad usage)."""
     parser = _parser()
-    args = parser.parse_args(argv)
+    args = _without_secrets(parser.parse_args(argv))
     if not hasattr(args, "handler"):
         parser.print_help()
         return 2
@@ -52,6 +52,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _without_secrets(args: argparse.Namespace) -> argparse.Namespace:
+    """Every text argument (a topic, a lesson, a query) with its secrets redacted, where it enters."""
+    for name, value in vars(args).items():
+        if isinstance(value, str):
+            setattr(args, name, redact(value))
+    return args
 
 
 def _settings(args: argparse.Namespace) -> Settings:

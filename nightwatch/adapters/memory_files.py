@@ -3,7 +3,8 @@
 Every slug passes `check_slug` and every path is resolved (symlinks followed) and must stay inside the root, so no
 name can reach outside NIGHTWATCH_HOME. A write takes `fcntl.flock` on a sibling lock file (it excludes threads and
 processes alike), writes a temp file in the same folder, fsyncs it, `os.replace`s it over the file and fsyncs the
-folder: a crash leaves either the old file or the new one, never part of one.
+folder: a crash leaves either the old file or the new one, never part of one. Each new or changed line is redacted
+before it is written: a backstop, as secrets are redacted where they enter (a lesson's id hashes its clean text).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 from nightwatch.adapters import vector_file
+from nightwatch.adapters.redaction import redact_new_lines
 from nightwatch.domain.errors import InvalidNameError, StorageError
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import FolderMove
@@ -60,6 +62,7 @@ class FileMemoryStore:
             old = self._read(path)
             new = change(old)
             if new != old:
+                new = redact_new_lines(old, new, "a memory file")
                 self._write(path, new)
             return new
 
@@ -71,7 +74,7 @@ class FileMemoryStore:
             if self._read(path) != expected:
                 return False
             self._write(path.parent / PREVIOUS, expected)
-            self._write(path, text)
+            self._write(path, redact_new_lines(expected, text, "a memory file"))
             return True
 
     def rollback(self, persona_slug: str, project_slug: str) -> bool:
