@@ -58,18 +58,29 @@ class Detector:
     valid: Callable[[str], bool] = _always  # a last check of the secret's text
     hints: tuple[str, ...] = ()  # lower-case; the pattern runs only on texts that hold one of them
     on_lowered: bool = False  # the pattern is written in lower case and runs on the lower-cased text
+    starts: Pattern | None = None  # where a secret may begin: the pattern is tried there only
 
     def spans(self, text: str, lowered: str) -> Iterator[tuple[int, int]]:
         """Where this detector's secrets are in `text` (`lowered` is it lower-cased, same length), as (start, end)."""
         if self.hints and not any(hint in lowered for hint in self.hints):
             return
-        for match in self.pattern.finditer(lowered if self.on_lowered else text):
+        reach = 0  # a match inside the last (grown) one adds nothing: skipping it keeps long runs linear
+        for match in self._matches(lowered if self.on_lowered else text):
             start, end = match.span(self.group)
-            if start == end or not self.valid(text[start:end]):
+            if start < reach or start == end or not self.valid(text[start:end]):
                 continue
-            if self.extend:
-                end = _TOKEN_TAIL.match(text, end).end()  # type: ignore[union-attr]  # `*` always matches
-            yield start, end
+            tail = _TOKEN_TAIL.match(text, end) if self.extend else None
+            reach = tail.end() if tail else end
+            yield start, reach
+
+    def _matches(self, haystack: str) -> Iterator[re.Match[str]]:
+        if self.starts is None:
+            yield from self.pattern.finditer(haystack)
+            return
+        for start in self.starts.finditer(haystack):  # one try per start, not one per character
+            match = self.pattern.match(haystack, start.start())
+            if match:
+                yield match
 
 
 def _plugin(
@@ -80,9 +91,15 @@ def _plugin(
     extend: bool = True,
     valid: Callable[[str], bool] = _always,
     hints: tuple[str, ...] = (),
+    starts: Pattern | None = None,
 ) -> tuple[Detector, ...]:
     """A detector for every pattern of a detect-secrets plugin's `denylist`."""
-    return tuple(Detector(kind, pattern, group, extend, valid, hints) for pattern in patterns)
+    return tuple(Detector(kind, pattern, group, extend, valid, hints, starts=starts) for pattern in patterns)
+
+
+def _word_start(prefix: str) -> Pattern:
+    """Where a token that begins with `prefix` can start: not inside another token (the literal first is fast)."""
+    return re.compile(rf"{re.escape(prefix)}(?<![A-Za-z0-9_-]{re.escape(prefix)})")
 
 
 _SLACK_TOKEN, _SLACK_WEBHOOK = SlackDetector.denylist
@@ -90,7 +107,7 @@ _AWS_KEY_ID, _AWS_SECRET = AWSKeyDetector.denylist
 
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-    r"(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"  # the whole block, or a block cut short:
+    r"(?:(?:(?!-----BEGIN).)*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"  # the whole block, or one cut short:
     r"|(?:\s*[A-Za-z][A-Za-z-]*:[^\n]*)*(?:\s*[A-Za-z0-9+/=]{16,})*)",  # its header lines and base64 lines
     re.DOTALL,
 )
@@ -135,19 +152,24 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("slack token", _SLACK_ANY),
     Detector("slack webhook", _SLACK_WEBHOOK, hints=("hooks.slack.com",)),
     Detector("anthropic key", _ANTHROPIC),
-    *_plugin("openai key", OpenAIDetector.denylist),
+    # The OpenAI and JWT patterns retry at every `sk-` / `eyJ` of a long run (quadratic); words start them instead.
+    *_plugin("openai key", OpenAIDetector.denylist, hints=("t3blbkfj",), starts=_word_start("sk-")),
     Detector("openai key", _OPENAI_PROJECT),
     *_plugin("github token", GitHubTokenDetector.denylist),
     Detector("github token", _GITHUB_FINE_GRAINED),
     *_plugin("gitlab token", GitLabTokenDetector.denylist),
     Detector("aws access key", _AWS_KEY_ID),
     Detector("aws secret key", _AWS_SECRET, group=1, hints=("aws",)),
-    *_plugin("json web token", JwtTokenDetector.denylist, valid=JwtTokenDetector.is_formally_valid),
+    *_plugin(
+        "json web token", JwtTokenDetector.denylist, valid=JwtTokenDetector.is_formally_valid, starts=_word_start("eyJ")
+    ),
     *_plugin("stripe key", StripeDetector.denylist, hints=("k_live_",)),
     *_plugin("sendgrid key", SendGridDetector.denylist),
     *_plugin("pypi token", PypiTokenDetector.denylist),
     *_plugin("square secret", SquareOAuthDetector.denylist),
     *_plugin("password", BasicAuthDetector.denylist, group=1, extend=False),
-    Detector("secret", _AUTHORIZATION, 1, False, high_entropy, hints=("bearer", "basic"), on_lowered=True),
-    Detector("secret", _ASSIGNMENT, group=1, extend=False, valid=high_entropy, hints=_KEYWORD_HINTS, on_lowered=True),
+    *(
+        Detector("secret", pattern, group=1, extend=False, valid=high_entropy, hints=hints, on_lowered=True)
+        for pattern, hints in ((_AUTHORIZATION, ("bearer", "basic")), (_ASSIGNMENT, _KEYWORD_HINTS))
+    ),
 )

@@ -128,6 +128,7 @@ SECRETS = (
         "",
         "json web token",
     ),
+    Secret("jwt in a cookie", "Cookie: session=", jwt({"uid": 42, "exp": 1795000000}), "; Path=/", "json web token"),
     Secret("rsa private key", "Key:\n", pem("RSA PRIVATE KEY"), "\nrotate it", "private key"),
     Secret("openssh private key", "", pem("OPENSSH PRIVATE KEY"), "", "private key"),
     Secret("encrypted private key", "", pem("ENCRYPTED PRIVATE KEY"), "", "private key"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -65,6 +66,22 @@ def test_a_token_assigned_to_a_keyword_is_one_finding_named_by_its_own_kind() ->
 def test_a_token_longer_than_its_pattern_leaves_no_tail_behind() -> None:
     longer = GITHUB + "EXTRA42"
     assert redact(f"({longer})") == "([redacted github token])"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ("sk-ant-" * 6000)[:40_000],  # each `sk-` made the OpenAI pattern rescan the rest of the text
+        "eyJ" * 27_000 + ".",  # each `eyJ` made the JWT pattern rescan up to the dot
+        "-----BEGIN RSA PRIVATE KEY-----\n" * 3_000,  # each BEGIN looked for an END up to the end
+        "xoxb-1-" * 21_000,  # each match grew over the rest of the run
+    ],
+    ids=["sk-", "eyJ", "BEGIN", "xoxb"],
+)
+def test_a_text_made_to_be_slow_is_redacted_in_linear_time(text: str) -> None:
+    started = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - started < 0.5  # linear: under 20 ms; quadratic, as it was: 2-5 s each
 
 
 @pytest.mark.parametrize(
