@@ -14,7 +14,7 @@ from typing import TextIO
 import yaml
 from injector import Injector
 
-from nightwatch.adapters.redaction import install_redaction
+from nightwatch.adapters.redaction import install_redaction, redact
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import (
     PERSONAS_MAX,
@@ -65,7 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 1 failed, 2 bad usage)."""
     parser = _parser()
     try:
-        args = parser.parse_args(argv)  # our checks raise InvalidInputError from here; argparse's own exit 2
+        # Our checks raise InvalidInputError from parse_args; argparse's own complaints exit 2.
+        args = _without_secrets(parser.parse_args(argv))
         if not hasattr(args, "handler"):
             parser.print_help()
             return 2
@@ -79,11 +80,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler: Handler = args.handler
         return handler(container, args, sys.stdout)
     except NightWatchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc))}", file=sys.stderr)  # a message may quote what was typed
         return 2 if isinstance(exc, InvalidInputError | ConfigError) else 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _without_secrets(args: argparse.Namespace) -> argparse.Namespace:
+    """Every text argument (a topic, a lesson, a query) with its secrets redacted, where it enters."""
+    for name, value in vars(args).items():
+        if isinstance(value, str):
+            setattr(args, name, redact(value))
+    return args
 
 
 def _settings(args: argparse.Namespace) -> Settings:

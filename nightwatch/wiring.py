@@ -15,6 +15,7 @@ from nightwatch.adapters.db import SlackState, SqlDeliberationLog, SqlPendingLes
 from nightwatch.adapters.liveness import ProcessLiveness
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
+from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
@@ -63,16 +64,18 @@ class NightWatchModule(Module):
     @singleton
     @provider
     def provide_llm(self, settings: Settings) -> LLM:
+        # Model output is redacted where it leaves the adapter: a lesson's id is a hash of its clean text.
         if settings.llm == "offline":
-            return OfflineLLM()
+            return RedactingLLM(OfflineLLM())
         from nightwatch.adapters.anthropic_llm import AnthropicLLM
 
         assert settings.anthropic_api_key is not None  # Settings.from_env guarantees it
-        return AnthropicLLM(
+        model = AnthropicLLM(
             api_key=settings.anthropic_api_key,
             default_model=settings.model,
             timeout=settings.llm_timeout_seconds,
         )
+        return RedactingLLM(model)
 
     @singleton
     @provider

@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
 from nightwatch.adapters.db.slack_state import SlackState
 from nightwatch.adapters.offline.llm import OfflineLLM
+from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation.engine import DeliberationEngine
@@ -63,10 +64,13 @@ def test_services_are_singletons(settings: Settings) -> None:
     assert container.get(DeliberationEngine) is container.get(DeliberationEngine)
 
 
-def test_the_llm_follows_the_settings(settings: Settings) -> None:
-    assert isinstance(build_injector(settings).get(LLM), OfflineLLM)
-    anthropic = dataclasses.replace(settings, llm="anthropic", anthropic_api_key="sk-ant-test")
-    assert isinstance(build_injector(anthropic).get(LLM), AnthropicLLM)
+def test_the_llm_follows_the_settings_and_its_answers_are_redacted(settings: Settings) -> None:
+    offline = build_injector(settings).get(LLM)
+    assert isinstance(offline, RedactingLLM)
+    assert isinstance(offline.inner, OfflineLLM)
+    anthropic = build_injector(dataclasses.replace(settings, llm="anthropic", anthropic_api_key="sk-ant-test")).get(LLM)
+    assert isinstance(anthropic, RedactingLLM)
+    assert isinstance(anthropic.inner, AnthropicLLM)
 
 
 def test_building_does_no_io(slack_settings: Settings) -> None:

@@ -4,6 +4,8 @@ Every slug passes `check_slug` and every path is checked part by part (memory_pa
 root is refused, never followed, and so is a folder where a file should be, so no path leaves NIGHTWATCH_HOME. Every
 failure is a StorageError that names the file and says what to do. Writes take the folder's lock and replace the
 file atomically (memory_disk.py): a crash leaves either the old file or the new one, never part of one.
+Each new or changed line is redacted before it is written: a backstop, as secrets are redacted where they enter
+(a lesson's id hashes its clean text).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from nightwatch.adapters import vector_file
 from nightwatch.adapters.memory_disk import LOCK, MemoryDisk
 from nightwatch.adapters.memory_paths import AGENTS, ARCHIVED, FILE, MEMORIES, Kind, MemoryPaths
+from nightwatch.adapters.redaction import redact_new_lines
 from nightwatch.domain.errors import InvalidNameError, StorageError
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import FolderMove
@@ -54,6 +57,7 @@ class FileMemoryStore:
             old = self._disk.read(path)
             new = change(old)
             if new != old:
+                new = redact_new_lines(old, new, "a memory file")
                 self._disk.write(path, new)
             return new
 
@@ -65,7 +69,7 @@ class FileMemoryStore:
             if self._disk.read(path) != expected:
                 return False
             self._disk.write(self._paths.beside(path, PREVIOUS), expected)
-            self._disk.write(path, text)
+            self._disk.write(path, redact_new_lines(expected, text, "a memory file"))
             return True
 
     def rollback(self, persona_slug: str, project_slug: str) -> bool:

@@ -3,7 +3,8 @@
 `TerminalPoster` prints each turn (name, role, text), then the lead's verdict, then one "Carlos remembered: ..." line
 per lesson. With `quiet=True` it prints nothing and only collects, for `nightwatch deliberate --json`, which prints
 `render_result_json(result)` instead. Texts are written for Slack (mrkdwn); the terminal prints them as plain text
-(`plain_text`), while what it keeps (`messages()`, the verdict) stays as posted.
+(`plain_text`), while what it keeps (`messages()`, the verdict) stays as posted. What it prints, and the JSON, is
+redacted first (a backstop: secrets are redacted where they enter and where the model answers).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
+from nightwatch.adapters.redaction import redact_backstop, redact_data
 from nightwatch.domain.deliberation import DeliberationResult
 from nightwatch.domain.memory import Retried
 from nightwatch.domain.models import Persona, ThreadMessage, Usage, Verdict
@@ -68,7 +70,7 @@ class TerminalPoster:
 
     def _print(self, text: str) -> None:
         if not self.quiet:
-            print(text, file=self._out or sys.stdout, flush=True)
+            print(redact_backstop(text, "the terminal"), file=self._out or sys.stdout, flush=True)
 
 
 def plain_text(mrkdwn: str) -> str:
@@ -91,9 +93,9 @@ def _indented(text: str) -> str:
 
 
 def render_result_json(result: DeliberationResult) -> dict[str, Any]:
-    """One JSON-ready document for `nightwatch deliberate --json`."""
+    """One JSON-ready document for `nightwatch deliberate --json`, with every text in it redacted."""
     deliberation = result.deliberation
-    return {
+    document = {
         "deliberation": {
             "id": deliberation.id,
             "topic": deliberation.topic,
@@ -125,6 +127,7 @@ def render_result_json(result: DeliberationResult) -> dict[str, Any]:
         "usage": _usage(result.usage),
         "unsaved": list(result.unsaved),
     }
+    return dict(redact_data(document))
 
 
 def render_retry(report: list[Retried]) -> str:

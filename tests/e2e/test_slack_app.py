@@ -113,7 +113,7 @@ def test_tokens_never_reach_the_logs(live: LiveApp, fake: FakeSlack, caplog: pyt
     fake.send_event(payloads.app_home_opened("U1"))
     fake.wait_for(lambda: fake.home_view("U1") is not None)
     assert "test-token" not in caplog.text
-    assert "xapp-[redacted]" in caplog.text
+    assert "connecting with [redacted slack token] and [redacted slack token]" in caplog.text
 
 
 def test_stopping_checkpoints_a_deliberation_that_outlives_the_grace_period(home: Path, fake: FakeSlack) -> None:

@@ -1,7 +1,8 @@
 """SqlDeliberationLog: deliberations, turns, verdicts, thread summaries and token usage in the database.
 
 Rows never leave this module: every method returns the domain's frozen dataclasses. Each write is its own short
-transaction, so a turn is stored as soon as it is posted and a restart loses nothing already said.
+transaction, so a turn is stored as soon as it is posted and a restart loses nothing already said. Every text is
+redacted before it is stored (a backstop: secrets are redacted where they enter and where the model answers).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from nightwatch.adapters.clock import SystemClock
 from nightwatch.adapters.db.schema import deliberations, thread_summaries, turns, utc
+from nightwatch.adapters.redaction import redact_backstop
 from nightwatch.domain.errors import NotFoundError, StorageError
 from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Turn, Usage, Verdict
 from nightwatch.domain.ports import Clock, recent_limit
@@ -35,7 +37,7 @@ class SqlDeliberationLog:
     def start(self, deliberation: Deliberation) -> Deliberation:
         started = deliberation.started_at or self._clock.now()
         values = {
-            "topic": deliberation.topic,
+            "topic": _clean(deliberation.topic),
             "project": deliberation.project,
             "thread": deliberation.thread,
             "status": deliberation.status.value,
@@ -115,7 +117,7 @@ class SqlDeliberationLog:
             "position": position,
             "persona": turn.persona,
             "role": turn.role,
-            "text": turn.text,
+            "text": _clean(turn.text),
             "round": turn.round,
             "lessons_injected": turn.lessons_injected,
             "skipped": turn.skipped,
@@ -136,7 +138,7 @@ class SqlDeliberationLog:
     # --- thread summaries ---------------------------------------------------------------------------------------
 
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
-        values = {"covered": covered, "summary": summary, "updated_at": self._clock.now()}
+        values = {"covered": covered, "summary": _clean(summary), "updated_at": self._clock.now()}
         change = update(thread_summaries).where(thread_summaries.c.thread == thread).values(**values)
         with self._engine.begin() as conn:
             if conn.execute(change).rowcount:
@@ -158,6 +160,10 @@ class SqlDeliberationLog:
         return (int(row.covered), str(row.summary)) if row is not None else None
 
 
+def _clean(text: str) -> str:
+    return redact_backstop(text, "the deliberation log")
+
+
 def _require(rowcount: int, deliberation_id: int) -> None:
     if not rowcount:
         raise NotFoundError(f"No deliberation with id {deliberation_id}; it may have been removed.")
@@ -176,9 +182,9 @@ def _verdict_json(verdict: Verdict | None) -> dict[str, Any] | None:
         return None
     return {
         "decision": verdict.decision.value,
-        "summary": verdict.summary,
-        "reasons": list(verdict.reasons),
-        "action_items": list(verdict.action_items),
+        "summary": _clean(verdict.summary),
+        "reasons": [_clean(reason) for reason in verdict.reasons],
+        "action_items": [_clean(item) for item in verdict.action_items],
     }
 
 

@@ -27,6 +27,7 @@ from nightwatch.adapters.scheduler import DEFAULT_TICK_SECONDS, ProactiveSchedul
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.commands import SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
+from nightwatch.adapters.slack.inbound import redact_inbound
 from nightwatch.adapters.slack.listeners import Listeners
 from nightwatch.adapters.slack.persona_admin import PersonaAdmin
 from nightwatch.adapters.slack.pool import WorkerPool
@@ -97,6 +98,7 @@ class SlackApp:
             listener_executor=self._listener_threads,
             logger=_bolt_logger(),
         )
+        self.app.use(redact_inbound)  # before any listener reads what a person typed
         admins = AdminCheck(admins=settings.admins, client=self.client, clock=clock)
         channels = ChannelDirectory(client=self.client, state=state, clock=clock)
         home = HomeTab(client=self.client, personas=personas, memory=memory, admins=admins)

@@ -1,10 +1,11 @@
 """The Poster for one Slack thread: each persona posts under its own name and icon; the thread reads back.
 
-Model text goes through `sanitize` before it is posted (no broadcast mentions, no user groups, no mention of anyone
-not already in the thread) and is split to respect Slack's limits. `messages()` serves a local transcript of the
-thread: read from Slack at most every `refresh_seconds` (conversations.replies is rate limited, and the engine asks
-several times a turn), kept current with the poster's own posts, and with people's replies the `message` event
-pushes in (`observe`). A reply that reaches another replica's socket is seen at the next refresh.
+Model text is redacted and goes through `sanitize` before it is posted (no broadcast mentions, no user groups, no
+mention of anyone not already in the thread) and is split to respect Slack's limits. `messages()` serves a local
+transcript of the thread, people's messages redacted as they are read: read from Slack at most every
+`refresh_seconds` (conversations.replies is rate limited, and the engine asks several times a turn), kept current
+with the poster's own posts, and with people's replies the `message` event pushes in (`observe`). A reply that
+reaches another replica's socket is seen at the next refresh.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from slack_sdk import WebClient
 
+from nightwatch.adapters.redaction import redact, redact_backstop
 from nightwatch.adapters.slack.sanitize import sanitize, split_for_blocks
 from nightwatch.adapters.slack.views import Block, lesson_note_blocks, mrkdwn
 from nightwatch.domain.models import Persona, ThreadMessage, Verdict
@@ -95,7 +97,7 @@ class SlackPoster:
         self._send(f"★ {persona.name} remembered: {clean}"[:FALLBACK_TEXT], blocks, {})
 
     def _clean(self, text: str) -> str:
-        return sanitize(text, allowed_users=self._allowed_users())
+        return sanitize(redact_backstop(text, "a Slack post"), allowed_users=self._allowed_users())
 
     def _post(self, text: str, identity: dict[str, str]) -> None:
         for sections in split_for_blocks(text):
@@ -151,7 +153,7 @@ class SlackPoster:
                 return pages
 
     def _message(self, raw: dict[str, Any]) -> ThreadMessage | None:
-        text = str(raw.get("text") or "")
+        text = redact(str(raw.get("text") or ""))  # where a thread's messages enter
         ts = str(raw.get("ts") or "")
         if raw.get("bot_id") or raw.get("subtype") == "bot_message":
             username = raw.get("username")

@@ -32,7 +32,7 @@ from tests.fake_slack import FakeSlack
 
 ADMIN = "UADMIN"
 MEMBER = "U1"
-BOT_TOKEN = "xoxb-test-token"
+BOT_TOKEN = "xoxb-1-test-token"  # shaped like a real one (a number first), so the redactor knows it
 APP_TOKEN = "xapp-1-test-token"
 
 
