@@ -7,6 +7,7 @@ a modal, which uses the trigger id at once. Errors a person can act on (NightWat
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.persona_modal import persona_modal
+from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.adapters.slack.views import (
     Block,
@@ -38,6 +40,8 @@ from nightwatch.domain.personas import PersonaService, project_slug
 from nightwatch.domain.ports import Clock, DeliberationLog
 
 log = logging.getLogger(__name__)
+
+_PERSON_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^<>]*)?>")
 
 COMMAND = "/nightwatch"
 UNEXPECTED = "Something went wrong on our side; the error was logged. Try again in a moment."
@@ -149,7 +153,9 @@ class SlashCommands:
     def ask(self, call: Invocation, rest: str) -> Reply | None:
         topic = validate_topic(rest)
         try:
-            posted = self._client.chat_postMessage(channel=call.channel, text=f"<@{call.user}> asked: {topic}")
+            posted = self._client.chat_postMessage(
+                channel=call.channel, text=f"<@{call.user}> asked: {_echo(call, topic)}"
+            )
         except SlackApiError as err:
             if err.response["error"] in ("not_in_channel", "channel_not_found"):
                 return Reply("I am not in this channel yet: invite me with `/invite` and ask again.")
@@ -265,3 +271,8 @@ def _first_word(text: str) -> tuple[str, str]:
     """The first word of `text` and the rest after the white space that follows it ('' when there is none)."""
     words = text.split(maxsplit=1)
     return (words[0] if words else ""), (words[1] if len(words) > 1 else "")
+
+
+def _echo(call: Invocation, topic: str) -> str:
+    """The topic as the app repeats it: the asker's own mentions of people stay, broadcasts and groups never ping."""
+    return sanitize(topic, allowed_users={call.user, *_PERSON_MENTION.findall(topic)})

@@ -30,7 +30,7 @@ from nightwatch.adapters.slack.views import (
     forgotten_note_blocks,
     notice_modal,
 )
-from nightwatch.domain.errors import NightWatchError
+from nightwatch.domain.errors import InvalidInputError, NightWatchError
 from nightwatch.domain.ports import Clock
 
 log = logging.getLogger(__name__)
@@ -124,14 +124,15 @@ class Listeners:
 
     def on_persona_edit(self, ack: Ack, body: Body, action: Body, respond: Respond, client: WebClient) -> None:
         ack()
-        persona_id = int(action["value"])
-        self._guard(body, respond, client, lambda: self._admin.open_modal(_user(body), body["trigger_id"], persona_id))
+        self._guard(
+            body, respond, client, lambda: self._admin.open_modal(_user(body), body["trigger_id"], _persona_id(action))
+        )
 
     def on_persona_delete(self, ack: Ack, body: Body, action: Body, respond: Respond, client: WebClient) -> None:
         ack()
 
         def delete() -> None:
-            outcome = self._admin.delete(_user(body), int(action["value"]))
+            outcome = self._admin.delete(_user(body), _persona_id(action))
             self._home.publish(_user(body))
             _tell(body, respond, client, outcome.message)
 
@@ -139,9 +140,9 @@ class Listeners:
 
     def on_forget(self, ack: Ack, body: Body, action: Body, respond: Respond, client: WebClient) -> None:
         ack()
-        target = ForgetTarget.decode(str(action["value"]))
 
         def forget() -> None:
+            target = ForgetTarget.decode(str(action.get("value") or ""))
             persona, lesson = self._admin.forget(_user(body), target)
             self._home.publish(_user(body))
             if target.source == "note" and body.get("message") and body.get("channel"):
@@ -187,6 +188,14 @@ class Listeners:
         except Exception:
             log.exception("a Slack action failed")
             _tell(body, respond, client, UNEXPECTED)
+
+
+def _persona_id(action: Body) -> int:
+    """The persona id a button carries; InvalidInputError for a payload that carries none."""
+    value = str(action.get("value") or "")
+    if not value.isascii() or not value.isdigit() or len(value) > 18:
+        raise InvalidInputError("This button no longer points at a persona: open the Home tab again and retry.")
+    return int(value)
 
 
 def _user(body: Body) -> str:

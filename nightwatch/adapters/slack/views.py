@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.memory import CLI_AUTHOR
 from nightwatch.domain.models import Deliberation, Lesson, Persona
 from nightwatch.prompts import Prompt
@@ -59,8 +60,14 @@ class ForgetTarget:
 
     @classmethod
     def decode(cls, value: str) -> ForgetTarget:
-        data = json.loads(value)
-        return cls(persona=str(data["p"]), project=str(data["j"]), lesson=str(data["l"]), source=str(data["s"]))
+        """The target a button's value names; InvalidInputError for a value this app did not write."""
+        try:
+            data = json.loads(value)
+            return cls(persona=str(data["p"]), project=str(data["j"]), lesson=str(data["l"]), source=str(data["s"]))
+        except (ValueError, TypeError, KeyError) as err:
+            raise InvalidInputError(
+                "This Forget button no longer points at a lesson: open the memory list again and retry."
+            ) from err
 
 
 # --- text ------------------------------------------------------------------------------------------------------

@@ -157,3 +157,15 @@ def test_ask_posts_the_topic_and_deliberates_in_its_thread_then_history_shows_it
     history = text_of(stack.command(fake, "history"))
     assert "Should we cache session lookups?" in history
     assert "general" in history
+
+
+def test_ask_repeats_the_topic_without_letting_it_ping_the_channel(stack: Stack, fake: FakeSlack) -> None:
+    topic = "ask <!channel> <!subteam^S1|@oncall> ＠here should <@U7> review the <https://evil.example|runbook>?"
+    stack.dispatch(payloads.slash_command(topic, response_url=f"{fake.http_url}/response/d"))
+    fake.wait_for(lambda: any(d.status.value == "done" for d in stack.log.recent()), timeout=10)
+    root = fake.messages("C1")[0]["text"]
+    assert root.startswith("<@U1> asked: ")
+    assert "<!" not in root  # no broadcast or group token
+    assert "＠" not in root  # no look-alike
+    assert "<@U7>" in root  # the asker's own mention of a person stays
+    assert "<https://evil.example>" in root

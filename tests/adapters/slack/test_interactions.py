@@ -138,3 +138,27 @@ def test_forget_from_home_republishes_home_and_members_are_refused(stack: Stack,
     fake.wait_for(lambda: fake.home_view(ADMIN) is not None)
     assert stack.memory.lessons(stack.personas.get("Carlos"), "general") == []
     assert "Write the ADR" not in str(fake.home_view(ADMIN))
+
+
+@pytest.mark.parametrize(
+    ("action", "value", "answer"),
+    [
+        ("persona_delete", "not-a-number", "no longer points at a persona"),
+        ("persona_delete", "9" * 40, "no longer points at a persona"),
+        ("persona_delete", "", "no longer points at a persona"),
+        ("persona_edit", "١٢", "no longer points at a persona"),  # Arabic-Indic digits: int() would take them
+        ("lesson_forget", "{not json", "no longer points at a lesson"),
+        ("lesson_forget", '{"p": "maya"}', "no longer points at a lesson"),
+        ("lesson_forget", "[1, 2]", "no longer points at a lesson"),
+    ],
+)
+def test_a_button_with_a_malformed_value_gets_a_clear_answer(
+    stack: Stack, fake: FakeSlack, action: str, value: str, answer: str
+) -> None:
+    url = f"{fake.http_url}/response/bad"
+    stack.dispatch(payloads.block_action(action, value, user=ADMIN, response_url=url, trigger_id=fake.new_trigger_id()))
+    fake.wait_for(lambda: bool(fake.calls_to("response_url")))
+    reply = fake.calls_to("response_url")[0].args
+    assert answer in reply["text"]
+    assert reply["response_type"] == "ephemeral"
+    assert len(stack.personas.list()) == 4  # nothing was deleted
