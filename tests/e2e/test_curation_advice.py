@@ -58,7 +58,8 @@ class CarefulModel:
         if "New lesson:" not in system:
             return default_responder(body)
         self.asked += 1
-        candidate = system.split("New lesson:", 1)[1].strip().splitlines()[0].strip()
+        block = system.split("New lesson:", 1)[1].split("<memory>", 1)[1]
+        candidate = block.split("</memory>", 1)[0].strip()
         shown = {text.strip(): lesson_id for lesson_id, text in RELATED.findall(system)}
         for action, labels in (("merge", self.restates), ("supersede", self.updates)):
             target = next((shown[text] for text in labels.get(candidate, ()) if text in shown), None)
