@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nightwatch import cli
+from nightwatch.cli.arguments import build_parser
 from nightwatch.domain.deliberation import PERSONAS_MAX, TOPIC_MAX
 from nightwatch.domain.memory import LESSON_MAX, QUERY_MAX, SEARCH_MAX
 from nightwatch.domain.personas import PERSONA_NAME_MAX, PROJECT_NAME_MAX, ROLE_MAX
@@ -69,7 +69,7 @@ def concrete(line: str) -> list[str]:
 
 @pytest.mark.parametrize("line", documented_commands())
 def test_every_documented_command_parses(line: str) -> None:
-    args = cli._parser().parse_args(concrete(line))
+    args = build_parser().parse_args(concrete(line))
     assert callable(args.handler)
 
 

@@ -1,0 +1,172 @@
+"""The `nightwatch` argument parser: every command and option, each value checked by its domain rule as it is read."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TextIO
+
+from injector import Injector
+
+from nightwatch.cli.deliberation import context, deliberate, history, run
+from nightwatch.cli.memory import (
+    memory_add,
+    memory_compact,
+    memory_forget,
+    memory_retry,
+    memory_rollback,
+    memory_search,
+    memory_show,
+)
+from nightwatch.cli.personas import personas_create, personas_delete, personas_list, personas_rename, personas_show
+from nightwatch.domain.deliberation import (
+    PERSONAS_MAX,
+    TOPIC_MAX,
+    validate_optional_topic,
+    validate_persona_list,
+    validate_topic,
+)
+from nightwatch.domain.inputs import whole_number
+from nightwatch.domain.memory import (
+    LESSON_MAX,
+    QUERY_MAX,
+    SEARCH_MAX,
+    validate_lesson,
+    validate_lesson_id,
+    validate_query,
+)
+from nightwatch.domain.personas import (
+    PERSONA_NAME_MAX,
+    PROJECT_NAME_MAX,
+    ROLE_MAX,
+    project_slug,
+    validate_avatar,
+    validate_persona_name,
+    validate_role,
+)
+from nightwatch.domain.ports import RECENT_MAX
+
+Handler = Callable[[Injector, argparse.Namespace, TextIO], int]
+
+
+# --- argument checks -----------------------------------------------------------------------------------------------
+# Each is a domain rule run as an argument's argparse `type`. A bad value raises InvalidInputError out of parse_args,
+# so main answers "error: ..." with exit 2 before any file or database is opened; argparse's own complaints (a
+# missing argument, an unknown option) still exit 2 with its usage line.
+
+_NAME_RULE = f"1-{PERSONA_NAME_MAX} letters, digits, spaces, - or _"
+_LESSON_HELP = f"one sentence worth remembering (1-{LESSON_MAX} characters)"
+_PERSONAS_HELP = f"comma-separated persona names to include, e.g. maya,carlos (1-{PERSONAS_MAX})"
+_PROJECT_HELP = f"project slug: 1-{PROJECT_NAME_MAX} letters, digits, spaces, '.', '_' or '-' (default: default)"
+
+
+def _lesson(raw: str) -> str:
+    """Check a lesson and keep it as typed: remembering it cleans it once more."""
+    validate_lesson(raw)
+    return raw
+
+
+def _persona_list(raw: str) -> str:
+    """Check a --personas list and write it back as plain comma-separated names."""
+    return ",".join(validate_persona_list(raw))
+
+
+def _count(option: str, high: int) -> Callable[[str], int]:
+    """A check for an option that takes a whole number from 1 to `high`."""
+
+    def count(raw: str) -> int:
+        return whole_number(raw, what=option, low=1, high=high)
+
+    return count
+
+
+# --- parser --------------------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="nightwatch",
+        description="AI personas that deliberate in Slack threads and remember what they learn.",
+    )
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    personas = commands.add_parser("personas", help="list, show, create, rename, delete personas")
+    ops = personas.add_subparsers(title="persona commands", metavar="ACTION", required=True)
+    _command(ops, "list", personas_list, "list every persona")
+    _persona_argument(_command(ops, "show", personas_show, "show one persona in full"), "name")
+    create = _command(ops, "create", personas_create, "create a persona")
+    _persona_argument(create, "name")
+    create.add_argument("--role", type=validate_role, required=True, help=f'e.g. "Database Reviewer" (1-{ROLE_MAX})')
+    create.add_argument("--avatar", type=validate_avatar, help="an emoji like :owl: or an image URL")
+    rename = _command(ops, "rename", personas_rename, "rename a persona (its memory folder follows)")
+    _persona_argument(rename, "old")
+    _persona_argument(rename, "new")
+    delete = _command(ops, "delete", personas_delete, "delete a persona (its memory is archived)")
+    _persona_argument(delete, "name")
+    delete.add_argument("--yes", action="store_true", help="confirm the deletion")
+
+    memory = commands.add_parser("memory", help="show, add, forget, search, compact, retry a persona's memory")
+    mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
+    _memory_command(mem, "show", memory_show, "show a persona's lessons for a project")
+    _memory_command(mem, "add", memory_add, "remember a lesson").add_argument("lesson", type=_lesson, help=_LESSON_HELP)
+    _memory_command(mem, "forget", memory_forget, "forget a lesson by id").add_argument("id", type=validate_lesson_id)
+    search = _memory_command(mem, "search", memory_search, "find the lessons that match a query")
+    search.add_argument("query", type=validate_query, help=f"1-{QUERY_MAX} characters")
+    search.add_argument("--json", action="store_true", help="print one JSON document")
+    search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
+    _memory_command(mem, "compact", memory_compact, "condense the memory file with the model")
+    _memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction")
+    retry = _command(mem, "retry", memory_retry, "write the lessons kept after a storage fault, oldest first")
+    retry.add_argument(
+        "persona", nargs="?", type=validate_persona_name, help="persona name or slug (default: every persona)"
+    )
+    retry.add_argument("--project", type=project_slug, help="project slug (default: every project)")
+
+    deliberate_command = _command(commands, "deliberate", deliberate, "run a deliberation in the terminal")
+    deliberate_command.add_argument("topic", type=validate_topic, help=f"1-{TOPIC_MAX:,} characters")
+    _project_option(deliberate_command)
+    deliberate_command.add_argument("--personas", type=_persona_list, help=_PERSONAS_HELP)
+    deliberate_command.add_argument("--llm", choices=("offline", "anthropic"), help="override NIGHTWATCH_LLM")
+    deliberate_command.add_argument(
+        "--json", action="store_true", help="print one JSON document instead of the transcript"
+    )
+
+    context_command = _command(commands, "context", context, "show the token budget of a persona's system prompt")
+    _persona_argument(context_command, "persona")
+    _project_option(context_command)
+    context_command.add_argument(
+        "--topic", type=validate_optional_topic, default="", help="default: the project's latest"
+    )
+
+    history_command = _command(commands, "history", history, "recent deliberations and how they ended")
+    history_command.add_argument(
+        "--limit", type=_count("--limit", RECENT_MAX), default=20, help=f"1-{RECENT_MAX} (default: 20)"
+    )
+
+    _command(commands, "run", run, "start the Slack app over Socket Mode")
+    return parser
+
+
+def _command(
+    group: argparse._SubParsersAction[argparse.ArgumentParser], name: str, handler: Handler, help_text: str
+) -> argparse.ArgumentParser:
+    command = group.add_parser(name, help=help_text, description=help_text)
+    command.set_defaults(handler=handler)
+    return command
+
+
+def _memory_command(
+    group: argparse._SubParsersAction[argparse.ArgumentParser], name: str, handler: Handler, help_text: str
+) -> argparse.ArgumentParser:
+    command = _command(group, name, handler, help_text)
+    _persona_argument(command, "persona")
+    _project_option(command)
+    return command
+
+
+def _persona_argument(command: argparse.ArgumentParser, name: str) -> None:
+    command.add_argument(name, type=validate_persona_name, help=f"persona name or slug ({_NAME_RULE})")
+
+
+def _project_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--project", type=project_slug, default="default", help=_PROJECT_HELP)

@@ -1,0 +1,74 @@
+"""`nightwatch deliberate`, `context`, `history` and `run`: deliberations in the terminal, and the Slack app."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from typing import TextIO
+
+from injector import Injector
+
+from nightwatch.config import Settings
+from nightwatch.domain.deliberation import (
+    DeliberationEngine,
+    DeliberationRequest,
+)
+from nightwatch.domain.personas import (
+    PersonaService,
+    project_slug,
+)
+from nightwatch.domain.ports import DeliberationLog
+
+
+def deliberate(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    from nightwatch.adapters.terminal import TerminalPoster, render_result_json
+
+    names = tuple(n.strip() for n in (args.personas or "").split(",") if n.strip())
+    personas = container.get(PersonaService)
+    for name in names:
+        personas.get(name)  # fail early with a clear message
+    request = DeliberationRequest(
+        topic=args.topic,
+        project=project_slug(args.project),
+        thread=f"terminal:{uuid.uuid4().hex[:12]}",
+        personas=names,
+    )
+    poster = TerminalPoster(out=out, quiet=args.json)
+    result = container.get(DeliberationEngine).run(request, poster)
+    if args.json:
+        print(json.dumps(render_result_json(result), ensure_ascii=False, indent=2), file=out)
+    for message in result.unsaved:  # lessons storage refused: kept for `nightwatch memory retry`
+        print(f"error: {message}", file=sys.stderr)
+    return 1 if result.unsaved else 0
+
+
+def context(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    from nightwatch.adapters.terminal import render_budget
+
+    persona = container.get(PersonaService).get(args.persona)
+    project = project_slug(args.project)
+    budget = container.get(DeliberationEngine).context_budget(persona.name, project, args.topic)
+    print(render_budget(persona, project, budget), file=out)
+    return 0
+
+
+def history(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    recent = container.get(DeliberationLog).recent(args.limit)  # type: ignore[type-abstract]  # a Protocol key
+    if not recent:
+        print('No deliberations yet. Start one: nightwatch deliberate "TOPIC"', file=out)
+    for item in recent:
+        when = f"{item.started_at:%Y-%m-%d %H:%M}" if item.started_at else "?"
+        outcome = item.verdict.decision.value if item.verdict else item.status.value
+        where = "terminal" if item.thread.startswith("terminal:") else "slack"
+        print(f"#{item.id}  {when}  {outcome:<11} {item.project:<16} {where:<8}  {item.topic[:80]}", file=out)
+    return 0
+
+
+def run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    from nightwatch.adapters.slack import SlackApp, run_socket_mode
+
+    settings = container.get(Settings)  # start() has already closed the deliberations a dead process left running
+    run_socket_mode(container.get(SlackApp), settings.slack.app_token)
+    return 0

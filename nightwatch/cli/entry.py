@@ -1,0 +1,61 @@
+"""The `nightwatch` command's entry point: parse, redact, start up, run one command, answer with an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import sys
+from collections.abc import Sequence
+
+from nightwatch.adapters.redaction import install_redaction, redact
+from nightwatch.cli.arguments import Handler, build_parser
+from nightwatch.config import Settings
+from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
+from nightwatch.startup import start
+from nightwatch.wiring import build_injector
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 1 failed, 2 bad usage)."""
+    parser = build_parser()
+    try:
+        # Our checks raise InvalidInputError from parse_args; argparse's own complaints exit 2.
+        args = _without_secrets(parser.parse_args(argv))
+        if not hasattr(args, "handler"):
+            parser.print_help()
+            return 2
+        settings = _settings(args)
+        logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
+        install_redaction()
+        for notice in settings.notices:
+            print(f"note: {notice}", file=sys.stderr)
+        container = build_injector(settings)
+        start(container)
+        handler: Handler = args.handler
+        return handler(container, args, sys.stdout)
+    except NightWatchError as exc:
+        print(f"error: {redact(str(exc))}", file=sys.stderr)  # a message may quote what was typed
+        return 2 if isinstance(exc, InvalidInputError | ConfigError) else 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _without_secrets(args: argparse.Namespace) -> argparse.Namespace:
+    """Every text argument (a topic, a lesson, a query) with its secrets redacted, where it enters."""
+    for name, value in vars(args).items():
+        if isinstance(value, str):
+            setattr(args, name, redact(value))
+    return args
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings.from_env()
+    llm = getattr(args, "llm", None)
+    if llm == "anthropic" and not settings.anthropic_api_key:
+        raise ConfigError("--llm anthropic needs ANTHROPIC_API_KEY; set it, or use --llm offline.")
+    if llm:
+        notices = () if llm == "anthropic" else settings.notices
+        settings = dataclasses.replace(settings, llm=llm, notices=notices)
+    return settings

@@ -1,0 +1,140 @@
+"""`nightwatch memory ...`: show, add, forget, search, compact, roll back and retry a persona's memory."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from injector import Injector
+
+from nightwatch.domain.memory import (
+    CLI_AUTHOR,
+    MemoryService,
+    Retried,
+    orphans,
+    unread_summary,
+)
+from nightwatch.domain.models import Lesson, Persona
+from nightwatch.domain.personas import (
+    PersonaService,
+    project_slug,
+)
+from nightwatch.domain.recall import Scored
+
+
+def _lesson_line(lesson: Lesson) -> str:
+    marks = ("📌 " if lesson.pinned else "") + (f"(seen {lesson.seen}×) " if lesson.seen > 1 else "")
+    return f"  {lesson.id}  {lesson.recorded_at:%Y-%m-%d}  {marks}{lesson.text}{_added_by(lesson)}"
+
+
+def _added_by(lesson: Lesson) -> str:
+    """Who added the lesson, when a person did: '  · added from the CLI' or '  · added by U123ABC'."""
+    if lesson.author is None:
+        return ""
+    return "  · added from the CLI" if lesson.author == CLI_AUTHOR else f"  · added by {lesson.author}"
+
+
+def _memory_target(container: Injector, args: argparse.Namespace) -> tuple[MemoryService, Persona, str]:
+    persona = container.get(PersonaService).get(args.persona)
+    return container.get(MemoryService), persona, project_slug(args.project)
+
+
+def memory_show(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    lessons = memory.lessons(persona, project)
+    history = memory.history(persona, project)
+    count = f"{len(lessons)} lesson" + ("" if len(lessons) == 1 else "s")
+    print(f"{memory.path_hint(persona, project)} · {count}", file=out)
+    if not lessons:
+        print("  (no lessons yet)", file=out)
+    for lesson in lessons:
+        print(_lesson_line(lesson), file=out)
+    if history:
+        print("Superseded:", file=out)
+        for lesson in history:
+            print(f"  {lesson.id}  {lesson.text}  (superseded by {lesson.superseded_by}){_added_by(lesson)}", file=out)
+    unread = memory.unread_lines(persona, project)
+    if unread:
+        print(unread_summary(unread), file=out)
+    return 0
+
+
+def memory_add(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    lesson = memory.remember(persona, project, args.lesson, author=CLI_AUTHOR)
+    print(f"Remembered {lesson.id}: {lesson.text}", file=out)
+    return 0
+
+
+def memory_forget(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    lesson = memory.forget(persona, project, args.id)
+    print(f"Forgot {lesson.id}: {lesson.text}", file=out)
+    return 0
+
+
+def memory_search(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    found = memory.search(persona, project, args.query, limit=args.limit)
+    if args.json:
+        rows = [_hit_row(hit) for hit in found]
+        print(json.dumps({"query": args.query, "project": project, "results": rows}, ensure_ascii=False), file=out)
+        return 0
+    if not found:
+        print(f"No lessons match {args.query!r}.", file=out)
+    for hit in found:
+        print(_lesson_line(hit.lesson), file=out)
+    return 0
+
+
+def _hit_row(hit: Scored) -> dict[str, object]:
+    lesson, parts = hit.lesson, hit.parts
+    return {
+        "id": lesson.id,
+        "text": lesson.text,
+        "recorded_at": lesson.recorded_at.isoformat(),
+        "pinned": lesson.pinned,
+        "seen": lesson.seen,
+        "author": lesson.author,
+        "score": round(hit.score, 4),
+        "parts": {
+            "keyword": round(parts.keyword, 4),
+            "meaning": round(parts.meaning, 4),
+            "recency": round(parts.recency, 4),
+            "use": round(parts.use, 4),
+        },
+    }
+
+
+def memory_compact(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    result = memory.compact(persona, project)
+    print(result.message, file=out)
+    return 0 if result.compacted or result.lines_before <= result.lines_after else 1
+
+
+def memory_rollback(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    memory, persona, project = _memory_target(container, args)
+    if memory.rollback(persona, project):
+        print("Restored the version kept before the last compaction.", file=out)
+        return 0
+    print("Nothing to roll back: no compaction has been kept for this memory.", file=out)
+    return 1
+
+
+def memory_retry(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    from nightwatch.adapters.terminal import render_retry
+
+    memory, personas = container.get(MemoryService), container.get(PersonaService)
+    project = project_slug(args.project) if args.project else None
+    known = {persona.slug: persona for persona in personas.list()}
+    slugs = [personas.get(args.persona).slug] if args.persona else [lesson.persona for lesson in memory.waiting()]
+    report: list[Retried] = []
+    for slug in dict.fromkeys(slugs):
+        if slug in known:
+            report += memory.retry(known[slug], project)
+        else:
+            report += orphans(memory.waiting(slug), project)
+    print(render_retry(report), file=out)
+    return 1 if any(item.waiting for item in report) else 0
