@@ -64,6 +64,7 @@ class Settings:
     deliberation: DeliberationLimits = field(default_factory=DeliberationLimits)
     slack: SlackSettings = field(default_factory=SlackSettings)
     log_level: str = "INFO"
+    editor: str | None = None  # the command `nightwatch memory edit` opens, e.g. "vim" or "code --wait"
     notices: tuple[str, ...] = ()
 
     @classmethod
@@ -118,6 +119,7 @@ class Settings:
             deliberation=deliberation,
             slack=slack,
             log_level=reader.choice("NIGHTWATCH_LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO", upper=True),
+            editor=reader.text("VISUAL") or reader.text("EDITOR"),
             notices=notices,
         )
 

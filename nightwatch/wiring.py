@@ -19,7 +19,7 @@ from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import (
     LLM,
@@ -124,6 +124,11 @@ class NightWatchModule(Module):
             use_model_for_curation=settings.llm != "offline",
         )
         return MemoryService(store=store, llm=llm, clock=clock, recall=recall, policy=policy, pending=pending)
+
+    @singleton
+    @provider
+    def provide_transfer(self, store: MemoryStore, memory: MemoryService) -> MemoryTransfer:
+        return MemoryTransfer(store=store, memory=memory)
 
     @singleton
     @provider

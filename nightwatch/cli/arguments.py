@@ -19,6 +19,7 @@ from nightwatch.cli.memory import (
     memory_show,
 )
 from nightwatch.cli.personas import personas_create, personas_delete, personas_list, personas_rename, personas_show
+from nightwatch.cli.transfer import memory_edit, memory_export, memory_import
 from nightwatch.domain.deliberation import (
     PERSONAS_MAX,
     TOPIC_MAX,
@@ -116,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
     _memory_command(mem, "compact", memory_compact, "condense the memory file with the model")
     _memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction")
+    _memory_command(mem, "edit", memory_edit, "open the memory in $EDITOR; saved only if nobody wrote meanwhile")
+    export = _command(mem, "export", memory_export, "write every memory as markdown files into a new folder")
+    export.add_argument("dir", help="a new or empty folder")
+    imported = _command(mem, "import", memory_import, "merge a folder of memory files in, by lesson id")
+    imported.add_argument("dir", help="a folder made by `memory export`, or a NIGHTWATCH_HOME")
     retry = _command(mem, "retry", memory_retry, "write the lessons kept after a storage fault, oldest first")
     retry.add_argument(
         "persona", nargs="?", type=validate_persona_name, help="persona name or slug (default: every persona)"

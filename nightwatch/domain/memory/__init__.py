@@ -19,6 +19,7 @@ from nightwatch.domain.memory.inputs import (
 from nightwatch.domain.memory.pending import Retried, orphans
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
+from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
 from nightwatch.domain.memory.unread import unread_summary
 
 __all__ = [
@@ -30,10 +31,13 @@ __all__ = [
     "MemoryBlockPrompt",
     "MemoryPolicy",
     "MemoryService",
+    "MemoryTransfer",
+    "Merged",
     "Retried",
     "flavour_for",
     "is_duplicate",
     "line_cost",
+    "merge_imported",
     "orphans",
     "unread_summary",
     "validate_lesson",
