@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 import logging
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -24,8 +24,9 @@ from nightwatch.domain.deliberation.abandoned import Unowned, close_abandoned
 from nightwatch.domain.deliberation.consensus import ClosingPrompt, ConsensusPrompt, decide
 from nightwatch.domain.deliberation.debrief import discussion, note_injected, participants, reflect_all
 from nightwatch.domain.deliberation.inputs import validate_topic
-from nightwatch.domain.deliberation.participants import Panel, choose_panel, find_persona, named_in
+from nightwatch.domain.deliberation.participants import Panel, choose_panel, find_persona
 from nightwatch.domain.deliberation.resume import resumed_state, round_in_progress
+from nightwatch.domain.deliberation.speakers import speakers
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.deliberation.turns import (
     InteractionPrompt,
@@ -229,7 +230,7 @@ class DeliberationEngine:
         self, state: RunState, active: list[Persona], should_stop: Callable[[], bool], first_round: int
     ) -> Verdict:
         for round_no in range(min(first_round, self.rounds), self.rounds + 1):
-            for persona in self._speakers(state, active):
+            for persona in speakers(state, active):
                 _checkpoint(should_stop)
                 if state.replies >= self._policy.max_replies:
                     break
@@ -244,33 +245,6 @@ class DeliberationEngine:
             state.changes = verdict
             state.poster.post_notice(f"{state.panel.lead.name} asks for one more round: {verdict.summary}")
         raise AssertionError("the last round always returns a verdict")  # pragma: no cover
-
-    def _speakers(self, state: RunState, active: list[Persona]) -> Iterator[Persona]:
-        """This round's speakers: the contributors and anyone a person addressed, then the lead.
-
-        A person may address a persona while the round runs; it answers before the lead, once per round.
-        """
-        lead = state.panel.lead
-        state.addressed = set()
-        queue = list(state.panel.contributors)
-        spoken: set[str] = set()
-        while True:
-            queue += [p for p in self._newly_addressed(state, active) if p.slug != lead.slug]
-            queue = [p for p in queue if p.slug not in spoken]
-            if not queue:
-                break
-            persona = queue.pop(0)
-            spoken.add(persona.slug)
-            yield persona
-        yield lead
-
-    def _newly_addressed(self, state: RunState, active: list[Persona]) -> list[Persona]:
-        """Personas a person named in the thread since the last look (each human message is read once)."""
-        messages = state.poster.messages()
-        addressed = [p for m in messages[state.human_seen :] if m.persona is None for p in named_in(m.text, active)]
-        state.human_seen = len(messages)
-        state.addressed |= {p.slug for p in addressed}
-        return addressed
 
     def _decide(self, state: RunState, round_no: int, final: bool) -> Verdict:
         """The lead's verdict; its system prompt is the same as for its turn, so the prefix cache is reused."""
