@@ -39,6 +39,7 @@ class DeliberationLimits:
     lead: str | None = None  # persona name or slug; None picks the tech-lead persona
     context_tokens: int = 3000
     model_window: int = 200_000
+    lease_seconds: float = 90.0  # a Slack replica's lease on its deliberations; another takes over once it lapses
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ class Settings:
             max_rounds=reader.integer("NIGHTWATCH_MAX_ROUNDS", 2, minimum=1, maximum=5),
             max_replies=reader.integer("NIGHTWATCH_MAX_REPLIES", 12, minimum=2, maximum=40),
             lead=reader.text("NIGHTWATCH_LEAD"),
+            lease_seconds=reader.number("NIGHTWATCH_LEASE_SECONDS", 90.0, minimum=1.0),
         )
         slack = SlackSettings(
             bot_token=reader.token("SLACK_BOT_TOKEN", "xoxb-"),

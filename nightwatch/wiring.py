@@ -6,6 +6,8 @@ real bindings. Start-up I/O (schema upgrade, seeding) lives in nightwatch/startu
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from injector import Injector, Module, provider, singleton
 from sqlalchemy import Engine
 
@@ -164,6 +166,7 @@ class NightWatchModule(Module):
             lead=limits.lead,
             context_tokens=limits.context_tokens,
             model_window=limits.model_window,
+            lease_for=timedelta(seconds=limits.lease_seconds),
         )
         return DeliberationEngine(
             personas=personas,

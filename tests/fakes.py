@@ -336,6 +336,33 @@ class InMemoryDeliberationLog:
         self.deliberations[deliberation_id] = replace(current, status=DeliberationStatus.INTERRUPTED, finished_at=now)
         return True
 
+    def renew(self, owner: str, threads: Sequence[str], now: datetime) -> int:
+        with self._lock:
+            held = [
+                d
+                for d in self.deliberations.values()
+                if d.owner == owner
+                and d.thread in threads
+                and d.status is DeliberationStatus.RUNNING
+                and d.heartbeat_at is not None
+            ]
+            for d in held:
+                self.deliberations[d.id or 0] = replace(d, heartbeat_at=now)
+            return len(held)
+
+    def claim(
+        self, deliberation_id: int, *, holder: str | None, owner: str, now: datetime, stale_before: datetime | None
+    ) -> Deliberation | None:
+        with self._lock:
+            d = self.deliberations.get(deliberation_id)
+            if d is None or d.status is not DeliberationStatus.RUNNING or d.heartbeat_at is None or d.owner != holder:
+                return None
+            if stale_before is not None and d.heartbeat_at >= stale_before:
+                return None
+            claimed = replace(d, owner=owner, heartbeat_at=now, takeovers=d.takeovers + 1)
+            self.deliberations[deliberation_id] = claimed
+            return claimed
+
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
         self.summaries[thread] = (covered, summary)
 

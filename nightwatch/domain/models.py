@@ -295,3 +295,6 @@ class Deliberation:
     usage: Usage = field(default_factory=Usage)
     id: int | None = None
     owner: str | None = None  # the process that runs it (see ports.Liveness); None in rows from before owners
+    # The owner's lease, renewed while it runs; None for deliberations no other process can take over (the CLI's).
+    heartbeat_at: datetime | None = None
+    takeovers: int = 0  # how many times another process took it over (see deliberation/takeover.py)

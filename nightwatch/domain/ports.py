@@ -201,6 +201,21 @@ class DeliberationLog(Protocol):
         """Mark the deliberation INTERRUPTED if it is still RUNNING; False when it had ended meanwhile."""
         ...
 
+    def renew(self, owner: str, threads: Sequence[str], now: datetime) -> int:
+        """Renew the lease of the RUNNING leased deliberations `owner` holds in `threads`; returns how many."""
+        ...
+
+    def claim(
+        self, deliberation_id: int, *, holder: str | None, owner: str, now: datetime, stale_before: datetime | None
+    ) -> Deliberation | None:
+        """Take a RUNNING leased deliberation over in one atomic step, or return None when that is not possible.
+
+        It succeeds only while `holder` still owns it and (unless `stale_before` is None, for a holder known to have
+        exited) its lease is older than `stale_before`; it then belongs to `owner`, its lease renewed at `now` and
+        its takeovers counted. Of several processes claiming at once, exactly one gets the deliberation back.
+        """
+        ...
+
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
         """Store the summary of the first `covered` messages of a thread."""
         ...

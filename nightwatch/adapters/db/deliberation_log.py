@@ -7,6 +7,7 @@ redacted before it is stored (a backstop: secrets are redacted where they enter 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -45,6 +46,8 @@ class SqlDeliberationLog:
             "finished_at": deliberation.finished_at,
             "verdict": _verdict_json(deliberation.verdict),
             "owner": deliberation.owner,
+            "heartbeat_at": deliberation.heartbeat_at,
+            "takeovers": deliberation.takeovers,
             **_usage_values(deliberation.usage),
         }
         with self._engine.begin() as conn:
@@ -78,6 +81,45 @@ class SqlDeliberationLog:
         )
         with self._engine.begin() as conn:
             return bool(conn.execute(statement).rowcount)
+
+    def renew(self, owner: str, threads: Sequence[str], now: datetime) -> int:
+        if not threads:
+            return 0
+        statement = (
+            update(deliberations)
+            .where(
+                deliberations.c.owner == owner,
+                deliberations.c.thread.in_(list(threads)),
+                deliberations.c.status == DeliberationStatus.RUNNING.value,
+                deliberations.c.heartbeat_at.is_not(None),
+            )
+            .values(heartbeat_at=now)
+        )
+        with self._engine.begin() as conn:
+            return int(conn.execute(statement).rowcount)
+
+    def claim(
+        self, deliberation_id: int, *, holder: str | None, owner: str, now: datetime, stale_before: datetime | None
+    ) -> Deliberation | None:
+        conditions = [
+            deliberations.c.id == deliberation_id,
+            deliberations.c.status == DeliberationStatus.RUNNING.value,
+            deliberations.c.heartbeat_at.is_not(None),
+            deliberations.c.owner.is_(None) if holder is None else deliberations.c.owner == holder,
+        ]
+        if stale_before is not None:
+            conditions.append(deliberations.c.heartbeat_at < stale_before)
+        # One UPDATE with every condition in its WHERE: the database lets exactly one of several claimants match.
+        statement = (
+            update(deliberations)
+            .where(*conditions)
+            .values(owner=owner, heartbeat_at=now, takeovers=deliberations.c.takeovers + 1)
+        )
+        with self._engine.begin() as conn:
+            if not conn.execute(statement).rowcount:
+                return None
+            row = conn.execute(select(deliberations).where(deliberations.c.id == deliberation_id)).mappings().one()
+        return _deliberation(row)
 
     def get(self, deliberation_id: int) -> Deliberation | None:
         with self._engine.connect() as conn:
@@ -211,6 +253,8 @@ def _deliberation(row: RowMapping) -> Deliberation:
         usage=_usage(row),
         id=int(row["id"]),
         owner=row["owner"],
+        heartbeat_at=utc(row["heartbeat_at"]),
+        takeovers=int(row["takeovers"] or 0),
     )
 
 

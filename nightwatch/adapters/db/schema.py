@@ -92,6 +92,9 @@ deliberations = Table(
     Column("cache_read_tokens", Integer, nullable=False, server_default=text("0")),
     Column("cache_write_tokens", Integer, nullable=False, server_default=text("0")),
     Column("owner", String(200), nullable=True),  # the process running it; NULL in rows from before owners
+    # The owner's lease, renewed while a Slack replica runs it; NULL for terminal runs (nobody takes those over).
+    Column("heartbeat_at", DateTime(timezone=True), nullable=True),
+    Column("takeovers", Integer, nullable=False, server_default=text("0")),  # times another replica took it over
     Index("ix_deliberations_thread", "thread"),
     Index("ix_deliberations_status", "status"),
 )

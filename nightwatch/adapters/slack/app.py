@@ -28,6 +28,7 @@ from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.commands import SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.inbound import redact_inbound
+from nightwatch.adapters.slack.lease_keeper import LeaseKeeper
 from nightwatch.adapters.slack.listeners import Listeners
 from nightwatch.adapters.slack.persona_admin import PersonaAdmin
 from nightwatch.adapters.slack.pool import WorkerPool
@@ -35,7 +36,7 @@ from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.adapters.slack.socket_mode import EagerAckSocketModeHandler
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.config import SlackSettings
-from nightwatch.domain.deliberation import DeliberationEngine
+from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.errors import ConfigError
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.personas import PersonaService
@@ -118,6 +119,7 @@ class SlackApp:
             deliberations=deliberations,
             channels=channels,
         )
+        self.leases = LeaseKeeper(deliberations=deliberations, every_seconds=renew_every(engine.lease_for))
         admin = PersonaAdmin(personas=personas, memory=memory, admins=admins, client=self.client)
         Listeners(
             state=state, clock=clock, deliberations=deliberations, commands=commands, admin=admin, home=home
@@ -135,7 +137,8 @@ class SlackApp:
             )
 
     def start_background(self) -> None:
-        """Start the proactive scheduler, if there is one."""
+        """Start the lease keeper (leases and takeovers) and the proactive scheduler, if there is one."""
+        self.leases.start()
         if self.scheduler is not None:
             self.scheduler.start()
 
@@ -147,7 +150,9 @@ class SlackApp:
         if self.scheduler is not None:
             self.scheduler.stop()
         self._listener_threads.shutdown(wait=True)  # listeners only ack, check and hand over: they end quickly
-        return self.pool.shutdown(grace_seconds)
+        finished = self.pool.shutdown(grace_seconds)
+        self.leases.stop()  # after the pool: leases are renewed while deliberations finish
+        return finished
 
 
 class _SameTokenNotice(logging.Filter):

@@ -1,4 +1,8 @@
-"""Deliberations started from Slack: the channel's project, the bounded pool, and a note when it is full."""
+"""Deliberations in Slack threads: the channel's project, the bounded pool, a note when it is full, and takeovers.
+
+Every deliberation started here holds a lease this replica renews (`renew`); `take_over` claims those whose replica
+is gone and finishes them in their own thread (see domain/deliberation/takeover.py).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import logging
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -15,6 +20,7 @@ from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
 from nightwatch.domain.errors import InvalidNameError, NightWatchError
+from nightwatch.domain.models import Deliberation
 from nightwatch.domain.personas import project_slug
 from nightwatch.domain.ports import Clock, DeliberationLog
 
@@ -92,17 +98,14 @@ class Deliberations:
         self._clock = clock
         self._active: set[str] = set()  # threads with a deliberation on this replica (the log covers the others)
         self._posters: dict[str, SlackPoster] = {}  # their posters, to hand people's replies to
+        self._bot_user_id = ""  # the app's user id, learnt from mentions (or auth.test) to read threads with
         self._lock = threading.Lock()
 
     def start(self, *, channel: str, thread_ts: str, topic: str, bot_user_id: str = "") -> Started:
         """Run a deliberation on `topic` in the thread, unless one already runs there or the pool is full."""
         thread = f"{channel}:{thread_ts}"
-        request = DeliberationRequest(
-            topic=topic,
-            project=self._channels.project_for(channel),
-            thread=thread,
-            link=f"https://slack.com/archives/{channel}/p{thread_ts.replace('.', '')}",
-        )
+        request = _request(channel, thread_ts, topic, self._channels.project_for(channel))
+        self._bot_user_id = bot_user_id or self._bot_user_id
         poster = SlackPoster(client=self._client, channel=channel, thread_ts=thread_ts, bot_user_id=bot_user_id)
         if not self._claim(thread):
             return Started(False, "a deliberation is already running in this thread; it will see your message")
@@ -115,6 +118,40 @@ class Deliberations:
         self._client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=busy)
         return Started(False, busy)
 
+    def renew(self) -> int:
+        """Renew this replica's leases on the deliberations it runs; returns how many rows it renewed."""
+        with self._lock:
+            threads = sorted(self._active)
+        return self._engine.renew_leases(threads)
+
+    def take_over(self) -> list[int]:
+        """Claim the deliberations whose replica is gone and finish each in its thread; returns the ids taken.
+
+        With no free worker it claims nothing (another replica may have room); one it claimed but could not start
+        is left to go stale, and is taken over again.
+        """
+        taken: list[int] = []
+        for orphan in self._engine.orphans():
+            channel, _, thread_ts = orphan.thread.partition(":")
+            if not thread_ts or self._pool.running >= self._pool.size or not self._reserve(orphan.thread):
+                continue
+            claimed = self._engine.claim(orphan)
+            if claimed is None or claimed.id is None:
+                self._release(orphan.thread)
+                continue
+            log.info("taking over deliberation #%s in %s from %s", claimed.id, orphan.thread, orphan.owner)
+            request = _request(channel, thread_ts, claimed.topic, claimed.project)
+            poster = SlackPoster(
+                client=self._client, channel=channel, thread_ts=thread_ts, bot_user_id=self._bot_user()
+            )
+            with self._lock:
+                self._posters[orphan.thread] = poster
+            if not self._pool.try_submit(partial(self._run, request, poster, claimed)):
+                self._release(orphan.thread)
+                continue
+            taken.append(claimed.id)
+        return taken
+
     def poster_for(self, thread: str) -> SlackPoster | None:
         """The poster of the deliberation running in `thread` ("channel:thread_ts") on this replica, if any."""
         with self._lock:
@@ -126,9 +163,12 @@ class Deliberations:
         if poster is not None:
             poster.observe(dict(event))
 
-    def _run(self, request: DeliberationRequest, poster: SlackPoster) -> None:
+    def _run(self, request: DeliberationRequest, poster: SlackPoster, claimed: Deliberation | None = None) -> None:
         try:
-            self._engine.run(request, poster, should_stop=self._pool.stopping.is_set)
+            if claimed is None:
+                self._engine.run(request, poster, should_stop=self._pool.stopping.is_set)
+            else:
+                self._engine.resume(claimed, request, poster, should_stop=self._pool.stopping.is_set)
         except NightWatchError as err:
             poster.post_notice(str(err))
         except Exception:
@@ -139,10 +179,8 @@ class Deliberations:
 
     def _claim(self, thread: str) -> bool:
         """Reserve the thread for a new deliberation; False when one already runs there (here or elsewhere)."""
-        with self._lock:
-            if thread in self._active:
-                return False
-            self._active.add(thread)
+        if not self._reserve(thread):
+            return False
         since = self._clock.now() - RUNNING_FOR_AT_MOST
         try:
             elsewhere = any(d.thread == thread and (d.started_at or since) > since for d in self._log.running())
@@ -153,7 +191,35 @@ class Deliberations:
             self._release(thread)
         return not elsewhere
 
+    def _reserve(self, thread: str) -> bool:
+        """Mark the thread as running a deliberation on this replica; False when one already runs here."""
+        with self._lock:
+            if thread in self._active:
+                return False
+            self._active.add(thread)
+            return True
+
+    def _bot_user(self) -> str:
+        """The app's user id: from a mention seen, else from auth.test; '' when Slack will not say."""
+        if not self._bot_user_id:
+            try:
+                self._bot_user_id = str(self._client.auth_test().get("user_id") or "")
+            except SlackApiError as err:
+                log.warning("auth.test failed (%s); the app's mention stays in the thread text", err.response["error"])
+        return self._bot_user_id
+
     def _release(self, thread: str) -> None:
         with self._lock:
             self._active.discard(thread)
             self._posters.pop(thread, None)
+
+
+def _request(channel: str, thread_ts: str, topic: str, project: str) -> DeliberationRequest:
+    """A deliberation in the thread `thread_ts` of `channel`, under a lease so another replica can take it over."""
+    return DeliberationRequest(
+        topic=topic,
+        project=project,
+        thread=f"{channel}:{thread_ts}",
+        link=f"https://slack.com/archives/{channel}/p{thread_ts.replace('.', '')}",
+        leased=True,
+    )

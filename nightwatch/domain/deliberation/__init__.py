@@ -2,7 +2,7 @@
 
 The engine picks the panel, runs the rounds (memory read, soul compiled, reply shaped and posted), asks the lead for
 a verdict and has every participant reflect afterwards; deliberations whose process is gone are closed as
-interrupted by the next command.
+interrupted by the next command, and those a Slack replica ran are taken over by another (takeover.py, resume.py).
 """
 
 from nightwatch.domain.deliberation.abandoned import STALE_AFTER
@@ -21,8 +21,11 @@ from nightwatch.domain.deliberation.inputs import (
 )
 from nightwatch.domain.deliberation.participants import find_persona
 from nightwatch.domain.deliberation.replies import shape_reply
+from nightwatch.domain.deliberation.takeover import LEASE_FOR, MAX_TAKEOVERS, renew_every
 
 __all__ = [
+    "LEASE_FOR",
+    "MAX_TAKEOVERS",
     "PERSONAS_MAX",
     "STALE_AFTER",
     "TOPIC_MAX",
@@ -31,6 +34,7 @@ __all__ = [
     "DeliberationRequest",
     "DeliberationResult",
     "find_persona",
+    "renew_every",
     "shape_reply",
     "validate_optional_topic",
     "validate_persona_list",

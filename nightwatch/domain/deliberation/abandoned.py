@@ -6,6 +6,10 @@ are stored as they happen, and a live deliberation anywhere (another terminal, a
 a turn within a model call's timeout and retries. Every entry point applies this one rule when it opens the
 database, so `nightwatch history` never shows a ghost; a deliberation that a live process is still running is left
 alone.
+
+A Slack deliberation holds a lease instead (see takeover.py): while any replica serves Slack, one takes it over when
+its owner dies, so this rule leaves it alone until its lease has not been renewed for `STALE_AFTER` (no replica
+renewed it or took it over meanwhile), however quiet the deliberation is and whatever became of its owner.
 """
 
 from __future__ import annotations
@@ -22,12 +26,19 @@ STALE_AFTER = timedelta(minutes=15)
 def abandoned(
     log: DeliberationLog, liveness: Liveness, now: datetime, stale_after: timedelta = STALE_AFTER
 ) -> list[Deliberation]:
-    """RUNNING deliberations whose owner has exited or that showed no sign of life for `stale_after`."""
+    """RUNNING deliberations whose owner has exited or that showed no sign of life for `stale_after`.
+
+    A leased (Slack) deliberation is abandoned only once its lease is `stale_after` old: a replica takes it over.
+    """
     idle = {deliberation.id for deliberation in log.running(now - stale_after)}
     return [
         deliberation
         for deliberation in log.running()
-        if deliberation.id in idle or (deliberation.owner is not None and liveness.gone(deliberation.owner))
+        if (
+            deliberation.heartbeat_at < now - stale_after
+            if deliberation.heartbeat_at is not None
+            else deliberation.id in idle or (deliberation.owner is not None and liveness.gone(deliberation.owner))
+        )
     ]
 
 

@@ -5,23 +5,28 @@ and anyone a person addresses) per round, and `consensus_retries` retries of the
 sleeps. Each turn reads the persona's memory, compiles its system prompt, adds the thread window, asks the model and
 posts the answer. The deliberation and each turn are stored as they happen (token usage is added to the stored
 total once per round), with the process that runs it as its owner, so a deliberation cut off midway (its process
-killed) is found and closed as interrupted by the next command (`close_abandoned`, see abandoned.py).
+killed) is found and closed as interrupted by the next command (`close_abandoned`, see abandoned.py). A Slack
+deliberation holds a lease instead and is taken over by another replica (`orphans`, `claim`, `resume`; see
+takeover.py and resume.py).
 """
 
 from __future__ import annotations
 
 import builtins
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
+from nightwatch.domain.deliberation import takeover
 from nightwatch.domain.deliberation.abandoned import Unowned, close_abandoned
 from nightwatch.domain.deliberation.consensus import ClosingPrompt, ConsensusPrompt, decide
 from nightwatch.domain.deliberation.debrief import discussion, note_injected, participants, reflect_all
 from nightwatch.domain.deliberation.inputs import validate_topic
-from nightwatch.domain.deliberation.participants import choose_panel, find_persona, named_in
+from nightwatch.domain.deliberation.participants import Panel, choose_panel, find_persona
+from nightwatch.domain.deliberation.resume import resumed_state, round_in_progress
+from nightwatch.domain.deliberation.speakers import speakers
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.deliberation.turns import (
     InteractionPrompt,
@@ -84,6 +89,7 @@ class DeliberationPolicy:
     recent_messages: int = 12
     consensus_retries: int = 2
     model_window: int = 200_000
+    lease_for: timedelta = takeover.LEASE_FOR
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,7 @@ class DeliberationRequest:
     personas: tuple[str, ...] = ()
     kind: str = DEFAULT_KIND
     link: str | None = None
+    leased: bool = False  # held under a lease, so another replica can take it over (Slack threads)
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,9 @@ class DeliberationResult:
     remembered: tuple[RememberedLesson, ...]
     usage: Usage
     unsaved: tuple[str, ...] = ()  # one message per persona whose lessons storage refused (kept for a retry)
+
+
+STOPPED = "This deliberation was stopped before a decision; ask again to start it over."
 
 
 class _StoppedError(Exception):
@@ -158,8 +168,38 @@ class DeliberationEngine:
         self, request: DeliberationRequest, poster: Poster, *, should_stop: Callable[[], bool] = _never
     ) -> DeliberationResult:
         """Run the deliberation to a verdict (or to INTERRUPTED when `should_stop` says so) and return it."""
-        topic = validate_topic(request.topic)
         active = self._personas.list(include_inactive=False)
+        scope, panel = self._setting(request, active)
+        owner = self._liveness.owner() or None
+        now = self._clock.now()
+        lease = now if request.leased and owner else None
+        started = self._log.start(
+            Deliberation(scope.topic, scope.project, scope.thread, started_at=now, owner=owner, heartbeat_at=lease)
+        )
+        seen = len(poster.messages())
+        return self._drive(
+            RunState(scope, poster, panel, started, first_message=seen, human_seen=seen), active, should_stop
+        )
+
+    def resume(
+        self,
+        claimed: Deliberation,
+        request: DeliberationRequest,
+        poster: Poster,
+        *,
+        should_stop: Callable[[], bool] = _never,
+    ) -> DeliberationResult:
+        """Finish `claimed` (taken over with `claim`) from its stored turns in its own thread; see resume.py."""
+        active = self._personas.list(include_inactive=False)
+        scope, panel = self._setting(request, active)
+        stored = self._log.turns(claimed.id) if claimed.id is not None else []
+        state = resumed_state(claimed, stored, scope=scope, panel=panel, poster=poster, personas=active)
+        if claimed.takeovers > takeover.MAX_TAKEOVERS:
+            return self._ended(state, DeliberationStatus.FAILED, takeover.GAVE_UP.format(times=claimed.takeovers))
+        return self._drive(state, active, should_stop, round_in_progress(stored))
+
+    def _setting(self, request: DeliberationRequest, active: list[Persona]) -> tuple[Scope, Panel]:
+        topic = validate_topic(request.topic)
         panel = choose_panel(
             active,
             topic=topic,
@@ -168,16 +208,15 @@ class DeliberationEngine:
             lead=self._policy.lead,
         )
         scope = Scope(topic, project_slug(request.project), request.thread, request.kind, request.link, self.rounds)
-        owner = self._liveness.owner() or None
-        started = self._log.start(
-            Deliberation(scope.topic, scope.project, scope.thread, started_at=self._clock.now(), owner=owner)
-        )
-        seen = len(poster.messages())
-        state = RunState(scope, poster, panel, started, first_message=seen, human_seen=seen)
+        return scope, panel
+
+    def _drive(
+        self, state: RunState, active: list[Persona], should_stop: Callable[[], bool], first_round: int = 1
+    ) -> DeliberationResult:
         try:
-            return self._close(state, self._rounds(state, active, should_stop))
+            return self._close(state, self._rounds(state, active, should_stop, first_round))
         except _StoppedError:
-            return self._interrupted(state)
+            return self._ended(state, DeliberationStatus.INTERRUPTED, STOPPED)
         except Exception:
             self._turns.save_usage(state)
             self._log.finish(state.id, DeliberationStatus.FAILED, None, self._clock.now())
@@ -187,13 +226,16 @@ class DeliberationEngine:
             self._log.finish(state.id, DeliberationStatus.INTERRUPTED, None, self._clock.now())
             raise
 
-    def _rounds(self, state: RunState, active: list[Persona], should_stop: Callable[[], bool]) -> Verdict:
-        for round_no in range(1, self.rounds + 1):
-            for persona in self._speakers(state, active):
+    def _rounds(
+        self, state: RunState, active: list[Persona], should_stop: Callable[[], bool], first_round: int
+    ) -> Verdict:
+        for round_no in range(min(first_round, self.rounds), self.rounds + 1):
+            for persona in speakers(state, active):
                 _checkpoint(should_stop)
                 if state.replies >= self._policy.max_replies:
                     break
-                self._turns.take(state, persona, round_no)
+                if (persona.name.casefold(), round_no) not in state.taken:
+                    self._turns.take(state, persona, round_no)
             _checkpoint(should_stop)
             final = round_no >= self.rounds or state.replies >= self._policy.max_replies
             verdict = self._decide(state, round_no, final)
@@ -203,33 +245,6 @@ class DeliberationEngine:
             state.changes = verdict
             state.poster.post_notice(f"{state.panel.lead.name} asks for one more round: {verdict.summary}")
         raise AssertionError("the last round always returns a verdict")  # pragma: no cover
-
-    def _speakers(self, state: RunState, active: list[Persona]) -> Iterator[Persona]:
-        """This round's speakers: the contributors and anyone a person addressed, then the lead.
-
-        A person may address a persona while the round runs; it answers before the lead, once per round.
-        """
-        lead = state.panel.lead
-        state.addressed = set()
-        queue = list(state.panel.contributors)
-        spoken: set[str] = set()
-        while True:
-            queue += [p for p in self._newly_addressed(state, active) if p.slug != lead.slug]
-            queue = [p for p in queue if p.slug not in spoken]
-            if not queue:
-                break
-            persona = queue.pop(0)
-            spoken.add(persona.slug)
-            yield persona
-        yield lead
-
-    def _newly_addressed(self, state: RunState, active: list[Persona]) -> list[Persona]:
-        """Personas a person named in the thread since the last look (each human message is read once)."""
-        messages = state.poster.messages()
-        addressed = [p for m in messages[state.human_seen :] if m.persona is None for p in named_in(m.text, active)]
-        state.human_seen = len(messages)
-        state.addressed |= {p.slug for p in addressed}
-        return addressed
 
     def _decide(self, state: RunState, round_no: int, final: bool) -> Verdict:
         """The lead's verdict; its system prompt is the same as for its turn, so the prefix cache is reused."""
@@ -269,18 +284,19 @@ class DeliberationEngine:
         result = self._result(state, DeliberationStatus.DONE, verdict, reflections.remembered, finished)
         return replace(result, unsaved=tuple(reflections.unsaved))
 
-    def _interrupted(self, state: RunState) -> DeliberationResult:
+    def _ended(self, state: RunState, status: DeliberationStatus, notice: str) -> DeliberationResult:
+        """Close the deliberation before a decision (stopped, or given up on) and say so in the thread."""
         self._turns.save_usage(state)
         now = self._clock.now()
-        self._log.finish(state.id, DeliberationStatus.INTERRUPTED, None, now)
-        state.poster.post_notice("This deliberation was stopped before a decision; ask again to start it over.")
+        self._log.finish(state.id, status, None, now)
+        state.poster.post_notice(notice)
         note_injected(self._memory, state)
         verdict = Verdict(
             Decision.HUMAN,
             "Stopped before a decision; ask again, or decide in the thread.",
-            ("The deliberation was interrupted.",),
+            (f"The deliberation ended {status.value}.",),
         )
-        return self._result(state, DeliberationStatus.INTERRUPTED, verdict, [], now)
+        return self._result(state, status, verdict, [], now)
 
     def _result(
         self,
@@ -301,6 +317,23 @@ class DeliberationEngine:
     def close_abandoned(self) -> list[Deliberation]:
         """Close as INTERRUPTED the RUNNING deliberations nobody works on any more (see abandoned.py)."""
         return close_abandoned(self._log, self._liveness, self._clock.now())
+
+    @property
+    def lease_for(self) -> timedelta:
+        return self._policy.lease_for
+
+    def renew_leases(self, threads: Collection[str]) -> int:
+        """Renew this process's leases on its running deliberations in `threads` (see takeover.py)."""
+        owner = self._liveness.owner()
+        return self._log.renew(owner, list(threads), self._clock.now()) if owner and threads else 0
+
+    def orphans(self) -> list[Deliberation]:
+        """Leased deliberations whose owner is gone, for this process to take over (see takeover.py)."""
+        return takeover.orphans(self._log, self._liveness, self._clock.now(), self._policy.lease_for)
+
+    def claim(self, orphan: Deliberation) -> Deliberation | None:
+        """Take `orphan` over for this process; None when another process claimed it first."""
+        return takeover.claim(self._log, self._liveness, orphan, self._clock.now(), self._policy.lease_for)
 
     def context_budget(self, persona: str, project: str, topic: str = "") -> PromptBudget:
         """The token budget of a persona's turn prompt, against the project's latest deliberation (if any)."""

@@ -2,7 +2,7 @@
 
 A turn reads the persona's memory for the topic, compiles its system prompt around the thread window, asks the model
 and posts the answer unless it is SKIP, empty or a near-duplicate (those are stored as skipped, not posted).
-A model failure skips only that persona's turn, with a notice in the thread.
+A model failure skips only that persona's turn, with a notice in the thread. A turn is stored before it is posted.
 """
 
 from __future__ import annotations
@@ -132,6 +132,7 @@ class RunState:
     injected: dict[str, set[str]] = field(default_factory=dict)  # lesson ids injected, by slug
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
     changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
+    taken: set[tuple[str, int]] = field(default_factory=set)  # (name casefolded, round) stored before a takeover
 
     @property
     def id(self) -> int:
@@ -185,9 +186,6 @@ class TurnTaker:
             return
         self.add_usage(state, response.usage)
         shaped = shape_reply(response.text, earlier=[m.text for m in messages], limit=self._reply_chars)
-        if shaped.posted:
-            state.poster.post_turn(persona, shaped.text)
-            state.replies += 1
         turn = Turn(
             persona=persona.name,
             role=persona.role,
@@ -198,7 +196,12 @@ class TurnTaker:
             usage=response.usage,
             created_at=self._clock.now(),
         )
+        # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
+        # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
         self._log.add_turn(state.id, turn)
+        if shaped.posted:
+            state.poster.post_turn(persona, shaped.text)
+            state.replies += 1
         state.turns.append(turn)
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
 

@@ -1,0 +1,47 @@
+"""Finishing a deliberation another process started: its working state rebuilt from the stored turns.
+
+The panel is chosen again from the stored topic (the same `choose_panel`, so the same personas). Every stored turn
+counts as taken: the resumed run does not ask that persona again in that round, so nothing stored is posted twice.
+It carries on with the round of the latest stored turn; a turn that was being generated when the owner died was
+neither stored nor posted (turns are stored before they are posted), so it is simply taken again. What is not
+stored is lost: the lead's request for changes that opened the round in progress (its summary was posted as a
+notice), and which lessons the earlier turns injected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nightwatch.domain.deliberation.participants import Panel
+from nightwatch.domain.deliberation.turns import RunState, Scope
+from nightwatch.domain.models import Deliberation, Persona, Turn
+from nightwatch.domain.ports import Poster
+
+
+def resumed_state(
+    claimed: Deliberation,
+    stored: Sequence[Turn],
+    *,
+    scope: Scope,
+    panel: Panel,
+    poster: Poster,
+    personas: Sequence[Persona],
+) -> RunState:
+    """The RunState of `claimed` as its stored turns left it; people's messages so far count as already read."""
+    seen = len(poster.messages())
+    # The thread may hold earlier deliberations too; the story told to reflection is the last messages anyway.
+    state = RunState(scope, poster, panel, claimed, first_message=0, human_seen=seen, usage=claimed.usage)
+    by_name = {p.name.casefold(): p for p in (*personas, *panel.contributors, panel.lead)}
+    for turn in stored:
+        persona = by_name.get(turn.persona.casefold())
+        if persona is not None:
+            state.speakers.setdefault(persona.slug, persona)
+        state.taken.add((turn.persona.casefold(), turn.round))
+    state.turns = list(stored)
+    state.replies = sum(not turn.skipped for turn in stored)
+    return state
+
+
+def round_in_progress(stored: Sequence[Turn]) -> int:
+    """The round a resumed run carries on with: that of the latest stored turn (the first when there is none)."""
+    return max((turn.round for turn in stored), default=1)
