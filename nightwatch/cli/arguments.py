@@ -8,6 +8,7 @@ from typing import TextIO
 
 from injector import Injector
 
+from nightwatch.cli.database import db_upgrade
 from nightwatch.cli.deliberation import context, deliberate, history, run
 from nightwatch.cli.memory import (
     memory_add,
@@ -143,15 +144,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", type=_count("--limit", RECENT_MAX), default=20, help=f"1-{RECENT_MAX} (default: 20)"
     )
 
+    db = commands.add_parser("db", help="upgrade the database schema")
+    db_ops = db.add_subparsers(title="database commands", metavar="ACTION", required=True)
+    # No start-up first: this command is the upgrade start-up runs, reported.
+    _command(db_ops, "upgrade", db_upgrade, "run the database migrations this version needs", start_up=False)
+
     _command(commands, "run", run, "start the Slack app over Socket Mode")
     return parser
 
 
 def _command(
-    group: argparse._SubParsersAction[argparse.ArgumentParser], name: str, handler: Handler, help_text: str
+    group: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    handler: Handler,
+    help_text: str,
+    *,
+    start_up: bool = True,
 ) -> argparse.ArgumentParser:
+    """Add a command; `start_up` says whether start-up (upgrade, seeding, closing abandoned runs) comes first."""
     command = group.add_parser(name, help=help_text, description=help_text)
-    command.set_defaults(handler=handler)
+    command.set_defaults(handler=handler, start_up=start_up)
     return command
 
 
