@@ -9,7 +9,7 @@ from injector import Injector
 from sqlalchemy import Engine
 
 from nightwatch.adapters import embeddings
-from nightwatch.adapters.db import upgrade
+from nightwatch.adapters.db import SchemaChange, upgrade
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
@@ -22,11 +22,12 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Started:
+    schema: SchemaChange
     seeded: tuple[Persona, ...]
 
 
 def start(container: Injector) -> Started:
-    """Create the data folder, upgrade the schema, seed default personas never seeded before, close abandoned runs.
+    """Create the data folder, run the migrations, seed default personas never seeded before, close abandoned runs.
 
     Every command runs this, so a deliberation whose process was killed shows as interrupted at the next command
     (`nightwatch history` included), while one a live process still runs is left alone (see abandoned.py).
@@ -40,10 +41,12 @@ def start(container: Injector) -> Started:
         ) from exc
     if settings.memory.dense == "on" and not embeddings.available():
         log.warning("Memory recall matches words only, not meaning. %s", embeddings.MISSING_MESSAGE)
-    upgrade(container.get(Engine))
+    schema = upgrade(container.get(Engine))
+    if schema.changed:
+        log.info("%s", schema.message)
     seeded = container.get(PersonaService).seed_defaults(load_default_personas())
     if seeded:
         log.info("seeded default personas: %s", ", ".join(p.name for p in seeded))
     for deliberation in container.get(DeliberationEngine).close_abandoned():
         log.info("deliberation #%s (%s) was cut off: marked interrupted", deliberation.id, deliberation.topic[:80])
-    return Started(seeded=tuple(seeded))
+    return Started(schema=schema, seeded=tuple(seeded))

@@ -18,6 +18,8 @@ def _import_everything() -> None:
     for module in pkgutil.walk_packages(nightwatch.__path__, "nightwatch."):
         if module.name.startswith(("nightwatch.adapters.slack", "nightwatch.cli")):
             continue  # optional at import time; their templates are checked when imported below
+        if module.name.startswith("nightwatch.adapters.db.migrations"):
+            continue  # scripts Alembic runs (env.py needs its context), not modules to import
         importlib.import_module(module.name)
     importlib.import_module("nightwatch.adapters.slack.views")
 

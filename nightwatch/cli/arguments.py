@@ -8,6 +8,7 @@ from typing import TextIO
 
 from injector import Injector
 
+from nightwatch.cli.database import db_upgrade
 from nightwatch.cli.deliberation import context, deliberate, history, run
 from nightwatch.cli.memory import (
     memory_add,
@@ -91,42 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
-    personas = commands.add_parser("personas", help="list, show, create, rename, delete personas")
-    ops = personas.add_subparsers(title="persona commands", metavar="ACTION", required=True)
-    _command(ops, "list", personas_list, "list every persona")
-    _persona_argument(_command(ops, "show", personas_show, "show one persona in full"), "name")
-    create = _command(ops, "create", personas_create, "create a persona")
-    _persona_argument(create, "name")
-    create.add_argument("--role", type=validate_role, required=True, help=f'e.g. "Database Reviewer" (1-{ROLE_MAX})')
-    create.add_argument("--avatar", type=validate_avatar, help="an emoji like :owl: or an image URL")
-    rename = _command(ops, "rename", personas_rename, "rename a persona (its memory folder follows)")
-    _persona_argument(rename, "old")
-    _persona_argument(rename, "new")
-    delete = _command(ops, "delete", personas_delete, "delete a persona (its memory is archived)")
-    _persona_argument(delete, "name")
-    delete.add_argument("--yes", action="store_true", help="confirm the deletion")
-
-    memory = commands.add_parser("memory", help="show, add, forget, search, compact, retry a persona's memory")
-    mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
-    _memory_command(mem, "show", memory_show, "show a persona's lessons for a project")
-    _memory_command(mem, "add", memory_add, "remember a lesson").add_argument("lesson", type=_lesson, help=_LESSON_HELP)
-    _memory_command(mem, "forget", memory_forget, "forget a lesson by id").add_argument("id", type=validate_lesson_id)
-    search = _memory_command(mem, "search", memory_search, "find the lessons that match a query")
-    search.add_argument("query", type=validate_query, help=f"1-{QUERY_MAX} characters")
-    search.add_argument("--json", action="store_true", help="print one JSON document")
-    search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
-    _memory_command(mem, "compact", memory_compact, "condense the memory file with the model")
-    _memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction")
-    _memory_command(mem, "edit", memory_edit, "open the memory in $EDITOR; saved only if nobody wrote meanwhile")
-    export = _command(mem, "export", memory_export, "write every memory as markdown files into a new folder")
-    export.add_argument("dir", help="a new or empty folder")
-    imported = _command(mem, "import", memory_import, "merge a folder of memory files in, by lesson id")
-    imported.add_argument("dir", help="a folder made by `memory export`, or a NIGHTWATCH_HOME")
-    retry = _command(mem, "retry", memory_retry, "write the lessons kept after a storage fault, oldest first")
-    retry.add_argument(
-        "persona", nargs="?", type=validate_persona_name, help="persona name or slug (default: every persona)"
-    )
-    retry.add_argument("--project", type=project_slug, help="project slug (default: every project)")
+    _personas_commands(commands)
+    _memory_commands(commands)
 
     deliberate_command = _command(commands, "deliberate", deliberate, "run a deliberation in the terminal")
     deliberate_command.add_argument("topic", type=validate_topic, help=f"1-{TOPIC_MAX:,} characters")
@@ -149,15 +116,69 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", type=_count("--limit", RECENT_MAX), default=20, help=f"1-{RECENT_MAX} (default: 20)"
     )
 
+    db = commands.add_parser("db", help="upgrade the database schema")
+    db_ops = db.add_subparsers(title="database commands", metavar="ACTION", required=True)
+    # No start-up first: this command is the upgrade start-up runs, reported.
+    _command(db_ops, "upgrade", db_upgrade, "run the database migrations this version needs", start_up=False)
+
     _command(commands, "run", run, "start the Slack app over Socket Mode")
     return parser
 
 
+def _personas_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`nightwatch personas list|show|create|rename|delete`."""
+    personas = commands.add_parser("personas", help="list, show, create, rename, delete personas")
+    ops = personas.add_subparsers(title="persona commands", metavar="ACTION", required=True)
+    _command(ops, "list", personas_list, "list every persona")
+    _persona_argument(_command(ops, "show", personas_show, "show one persona in full"), "name")
+    create = _command(ops, "create", personas_create, "create a persona")
+    _persona_argument(create, "name")
+    create.add_argument("--role", type=validate_role, required=True, help=f'e.g. "Database Reviewer" (1-{ROLE_MAX})')
+    create.add_argument("--avatar", type=validate_avatar, help="an emoji like :owl: or an image URL")
+    rename = _command(ops, "rename", personas_rename, "rename a persona (its memory folder follows)")
+    _persona_argument(rename, "old")
+    _persona_argument(rename, "new")
+    delete = _command(ops, "delete", personas_delete, "delete a persona (its memory is archived)")
+    _persona_argument(delete, "name")
+    delete.add_argument("--yes", action="store_true", help="confirm the deletion")
+
+
+def _memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`nightwatch memory show|add|forget|search|compact|rollback|edit|export|import|retry`."""
+    memory = commands.add_parser("memory", help="show, add, forget, search, compact, retry a persona's memory")
+    mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
+    _memory_command(mem, "show", memory_show, "show a persona's lessons for a project")
+    _memory_command(mem, "add", memory_add, "remember a lesson").add_argument("lesson", type=_lesson, help=_LESSON_HELP)
+    _memory_command(mem, "forget", memory_forget, "forget a lesson by id").add_argument("id", type=validate_lesson_id)
+    search = _memory_command(mem, "search", memory_search, "find the lessons that match a query")
+    search.add_argument("query", type=validate_query, help=f"1-{QUERY_MAX} characters")
+    search.add_argument("--json", action="store_true", help="print one JSON document")
+    search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
+    _memory_command(mem, "compact", memory_compact, "condense the memory file with the model")
+    _memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction")
+    _memory_command(mem, "edit", memory_edit, "open the memory in $EDITOR; saved only if nobody wrote meanwhile")
+    export = _command(mem, "export", memory_export, "write every memory as markdown files into a new folder")
+    export.add_argument("dir", help="a new or empty folder")
+    imported = _command(mem, "import", memory_import, "merge a folder of memory files in, by lesson id")
+    imported.add_argument("dir", help="a folder made by `memory export`, or a NIGHTWATCH_HOME")
+    retry = _command(mem, "retry", memory_retry, "write the lessons kept after a storage fault, oldest first")
+    retry.add_argument(
+        "persona", nargs="?", type=validate_persona_name, help="persona name or slug (default: every persona)"
+    )
+    retry.add_argument("--project", type=project_slug, help="project slug (default: every project)")
+
+
 def _command(
-    group: argparse._SubParsersAction[argparse.ArgumentParser], name: str, handler: Handler, help_text: str
+    group: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    handler: Handler,
+    help_text: str,
+    *,
+    start_up: bool = True,
 ) -> argparse.ArgumentParser:
+    """Add a command; `start_up` says whether start-up (upgrade, seeding, closing abandoned runs) comes first."""
     command = group.add_parser(name, help=help_text, description=help_text)
-    command.set_defaults(handler=handler)
+    command.set_defaults(handler=handler, start_up=start_up)
     return command
 
 

@@ -27,11 +27,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         settings = _settings(args)
         logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
+        if settings.log_level != "DEBUG":  # Alembic names its dialect at INFO on every run; upgrade() says what changed
+            logging.getLogger("alembic").setLevel(logging.WARNING)
         install_redaction()
         for notice in settings.notices:
             print(f"note: {notice}", file=sys.stderr)
         container = build_injector(settings)
-        start(container)
+        if args.start_up:
+            start(container)
         handler: Handler = args.handler
         return handler(container, args, sys.stdout)
     except NightWatchError as exc:

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
+from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
-from nightwatch.adapters.db.schema import deliberations, make_engine, thread_summaries, turns, upgrade
+from nightwatch.adapters.db.schema import deliberations, thread_summaries, turns
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.terminal import TerminalPoster, render_result_json
 from nightwatch.domain.deliberation import DeliberationResult

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from nightwatch.adapters.db.schema import make_engine, upgrade
+from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.slack_state import SlackState
 from nightwatch.adapters.scheduler import ProactiveScheduler
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService

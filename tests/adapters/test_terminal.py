@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
-from nightwatch.adapters.db.schema import make_engine, upgrade
 from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.adapters.terminal import (

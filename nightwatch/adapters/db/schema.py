@@ -1,14 +1,11 @@
-"""The database: engine, tables, and automatic schema upgrades.
+"""The database: the engine, and the tables the repositories read and write.
 
-Upgrades are additive: a table this version knows and the database lacks is created, and a column it knows and an
-existing table lacks is added (new columns are nullable or carry a server default). Nothing is dropped or
-rewritten, so a database made by an older version upgrades without loss. `schema_version` in `meta` records the
-version that last upgraded it.
+`metadata` is what the code expects; the migrations in `migrations/versions/` are what makes a database so. A change
+here needs a migration too: tests/adapters/db/test_migrations.py compares the migrated database with `metadata`.
 """
 
 from __future__ import annotations
 
-import logging
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,25 +27,12 @@ from sqlalchemy import (
     create_engine,
     event,
     false,
-    inspect,
     text,
     true,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.schema import CreateColumn
-
-log = logging.getLogger(__name__)
-
-SCHEMA_VERSION = 1
 
 metadata = MetaData()
-
-meta = Table(
-    "meta",
-    metadata,
-    Column("key", String(64), primary_key=True),
-    Column("value", Text, nullable=False),
-)
 
 personas = Table(
     "personas",
@@ -202,19 +186,3 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
-
-
-def upgrade(engine: Engine) -> None:
-    """Create missing tables and add missing columns; record the schema version."""
-    metadata.create_all(engine)
-    inspector = inspect(engine)
-    with engine.begin() as conn:
-        for table in metadata.sorted_tables:
-            present = {column["name"] for column in inspector.get_columns(table.name)}
-            for column in table.columns:
-                if column.name not in present:
-                    ddl = CreateColumn(column).compile(dialect=engine.dialect)
-                    log.info("upgrading table %s: adding column %s", table.name, column.name)
-                    conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
-        conn.execute(meta.delete().where(meta.c.key == "schema_version"))
-        conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))

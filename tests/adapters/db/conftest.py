@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
 
-from nightwatch.adapters.db.schema import make_engine, upgrade
+from nightwatch.adapters.db import make_engine, upgrade
 
 
 def postgres_url() -> str:

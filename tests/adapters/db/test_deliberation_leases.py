@@ -9,10 +9,12 @@ import threading
 from datetime import timedelta
 from pathlib import Path
 
+from alembic import command
 from sqlalchemy import Engine, inspect, text
 
+from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
-from nightwatch.adapters.db.schema import make_engine, upgrade
+from nightwatch.adapters.db.migrate import alembic_config
 from nightwatch.domain.models import Deliberation, DeliberationStatus
 from tests.fakes import T0, FakeClock
 
@@ -103,13 +105,18 @@ def test_of_three_replicas_claiming_at_once_exactly_one_wins_each_deliberation(e
 def test_an_older_database_gains_the_lease_columns_on_upgrade(tmp_path: Path) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'nightwatch.db'}")
     try:
+        with engine.begin() as conn:  # the schema as revision 0001 left it, with a deliberation in it
+            command.upgrade(alembic_config(conn), "0001")
+            conn.execute(
+                text(
+                    "INSERT INTO deliberations (topic, project, thread, status, started_at, owner) VALUES "
+                    "('Before leases', 'p', 'C1:1.0', 'running', '2026-11-20 09:00:00', :owner)"
+                ),
+                {"owner": DEAD},
+            )
         upgrade(engine)
         log = SqlDeliberationLog(engine)
-        old = log.start(Deliberation("Before leases", "p", "C1:1.0", started_at=T0, owner=DEAD))
-        with engine.begin() as conn:
-            conn.execute(text("ALTER TABLE deliberations DROP COLUMN heartbeat_at"))
-            conn.execute(text("ALTER TABLE deliberations DROP COLUMN takeovers"))
-        upgrade(engine)
+        (old,) = log.running()
         columns = {c["name"]: c for c in inspect(engine).get_columns("deliberations")}
         assert columns["heartbeat_at"]["nullable"] is True
         assert columns["takeovers"]["nullable"] is False

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
+from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
-from nightwatch.adapters.db.schema import make_engine, upgrade
 from nightwatch.domain.errors import InvalidInputError, NotFoundError
 from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Turn, Usage, Verdict
 from nightwatch.domain.ports import RECENT_MAX

@@ -11,8 +11,9 @@ import pytest
 from freezegun import freeze_time
 from sqlalchemy import Engine, text, update
 
+from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.repositories import SqlPersonaRepository
-from nightwatch.adapters.db.schema import make_engine, personas, upgrade
+from nightwatch.adapters.db.schema import personas
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.domain.errors import ConflictError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona, Skill, Soul, Style

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-from nightwatch.adapters.db.schema import make_engine, upgrade
+from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.slack_state import SlackState
 from tests.fakes import T0
 
