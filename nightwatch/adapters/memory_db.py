@@ -9,19 +9,22 @@ with INSERT ... ON CONFLICT DO NOTHING and then locks it, so two first writers c
 commits whole or not at all: a process killed mid-write leaves the old version. A rename moves a persona's rows to
 its new slug and a delete moves them to `.archived/<slug>-<UTC timestamp>`, the names a file store gives the
 folders under agents/; built on a Connection (persona_transactions.py) the store does that inside the persona's
-own transaction. Each new or changed line is redacted before it is written, as the file store does.
+own transaction. Each new or changed line is redacted before it is written, as the file store does. A read is one
+SELECT on the (owner, project) index that sends the text back only when the row or its version changed since this
+store last read it, so each turn's read of a large, unchanged memory stays cheap.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
-from sqlalchemy import Connection, exists, select, update
+from sqlalchemy import Connection, Engine, and_, case, exists, false, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from nightwatch.adapters import vector_rows
@@ -47,16 +50,32 @@ class DatabaseMemoryStore:
 
     def __init__(self, bind: Bind) -> None:
         self._bind = bind  # an Engine, or a Connection whose transaction every call joins
+        self._known = _KnownTexts()
 
     # --- text ---------------------------------------------------------------------------------------------------
 
     def read(self, persona_slug: str, project_slug: str) -> str:
-        """The document's text, or '' when there is none: one SELECT on the (owner, project) index."""
+        """The document's text, or '' when there is none: one SELECT on the (owner, project) index.
+
+        The text comes back only when its row or version differs from the last one this store read: a turn's read
+        of an unchanged 10,000-lesson memory moves a few bytes, not the whole text (on PostgreSQL, not detoasted).
+        """
         owner, project = check_slug(persona_slug), check_slug(project_slug)
-        query = select(documents.c.text).where(documents.c.owner == owner, documents.c.project == project)
+        known = self._known.get(owner, project)
+        same = and_(documents.c.id == known[0], documents.c.version == known[1]) if known else false()
+        query = select(documents.c.id, documents.c.version, case((same, None), else_=documents.c.text)).where(
+            documents.c.owner == owner, documents.c.project == project
+        )
         with self._reading("read a memory") as conn:
-            text = conn.execute(query).scalar()
-        return text or ""
+            row = conn.execute(query).first()
+        if row is None:
+            return ""
+        if row[2] is None and known is not None:  # the text column is never NULL: NULL means "as you knew it"
+            return known[2]
+        text = str(row[2])
+        if isinstance(self._bind, Engine):  # a joined transaction may yet roll back: remember only committed rows
+            self._known.put(owner, project, (int(row[0]), int(row[1]), text))
+        return text
 
     def update(self, persona_slug: str, project_slug: str, change: Callable[[str], str]) -> str:
         """Under the row's lock, read the text, write `change(text)`, return the new text (unchanged: no write)."""
@@ -181,6 +200,26 @@ class DatabaseMemoryStore:
     def _writing(self, doing: str) -> Iterator[Connection]:
         with database_errors(doing), transaction(self._bind, write=True) as conn:
             yield conn
+
+
+class _KnownTexts:
+    """The text last read of each document, with its row id and version (a row's version grows with every write)."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._texts: dict[tuple[str, str], tuple[int, int, str]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, owner: str, project: str) -> tuple[int, int, str] | None:
+        with self._lock:
+            return self._texts.get((owner, project))
+
+    def put(self, owner: str, project: str, known: tuple[int, int, str]) -> None:
+        with self._lock:
+            self._texts.pop((owner, project), None)
+            if len(self._texts) >= self._size:
+                self._texts.pop(next(iter(self._texts)))
+            self._texts[(owner, project)] = known
 
 
 @dataclass(frozen=True)

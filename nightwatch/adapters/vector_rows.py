@@ -55,14 +55,16 @@ def decode(rows: Sequence[tuple[str, bytes]]) -> VectorTable:
 def save(conn: Connection, document_id: int, table: VectorTable, keep: frozenset[str] | None) -> None:
     """Insert the rows of `table` not stored yet; with `keep`, delete the stored keys it lacks.
 
-    Rows of another length than this table's vectors are deleted first. The caller holds the document's lock, so no
-    other writer adds or drops rows of it meanwhile.
+    When the stored rows are another length than this table's vectors (another model's), they are all deleted first:
+    every save keeps a document's rows one length, so one row tells. The caller holds the document's lock, so no
+    other writer adds or drops rows of it meanwhile. Only the keys are read (from the primary key's index).
     """
     vectors = memory_vectors
     mine = vectors.c.document_id == document_id
-    size = func.length(vectors.c.vector)
-    conn.execute(delete(vectors).where(mine, size != 4 * table.dimensions))
-    stored = set(conn.execute(select(vectors.c.key).where(mine)).scalars())
+    size = conn.execute(select(func.length(vectors.c.vector)).where(mine).limit(1)).scalar()
+    if size is not None and size != 4 * table.dimensions:
+        conn.execute(delete(vectors).where(mine))
+    stored = set(conn.execute(select(vectors.c.key).where(mine)).scalars().all())
     if keep is not None:
         gone = sorted(stored - keep)
         for start in range(0, len(gone), _CHUNK):

@@ -100,6 +100,20 @@ def test_a_read_is_one_select(store: DatabaseMemoryStore, engine: Engine) -> Non
     assert statements[0].lstrip().upper().startswith("SELECT")
 
 
+def test_an_unchanged_text_is_not_fetched_again_and_a_changed_or_new_row_is(engine: Engine) -> None:
+    reader, writer = DatabaseMemoryStore(engine), DatabaseMemoryStore(engine)
+    writer.update("carlos", "p", lambda _: "v1\n")
+    first = reader.read("carlos", "p")
+    assert reader.read("carlos", "p") is first  # the same object: the row sent back no text
+    writer.update("carlos", "p", lambda text: text + "v2\n")
+    assert reader.read("carlos", "p") == "v1\nv2\n"
+    writer.migrate("carlos", "charles", NOW)  # the row read at version 2 goes; a new row reaches version 2 too
+    writer.update("carlos", "p", lambda _: "fresh\n")
+    writer.update("carlos", "p", lambda text: text + "more\n")
+    assert reader.read("carlos", "p") == "fresh\nmore\n"
+    assert reader.read("charles", "p") == "v1\nv2\n"
+
+
 def test_rows_of_another_length_are_left_out_of_a_read(store: DatabaseMemoryStore, engine: Engine) -> None:
     store.save_vectors("dev", "p", VectorTable((vector_key("a"), vector_key("b")), np.ones((2, 4), dtype=np.float32)))
     with engine.connect() as conn:
