@@ -166,6 +166,9 @@ class InMemoryMemoryStore:
         slug = check_slug(persona_slug)
         return sorted(project for persona, project in self.files if persona == slug)
 
+    def location(self, persona_slug: str, project_slug: str) -> str:
+        return f"agents/{check_slug(persona_slug)}/memories/{check_slug(project_slug)}/main.md"
+
     def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:
         return self.vectors.get((check_slug(persona_slug), check_slug(project_slug)), VectorTable.empty())
 

@@ -127,6 +127,11 @@ class DatabaseMemoryStore:
         with self._reading("list a persona's memories") as conn:
             return [str(project) for project in conn.execute(query).scalars()]
 
+    def location(self, persona_slug: str, project_slug: str) -> str:
+        """The row a person (or `psql`) finds this memory in."""
+        owner, project = check_slug(persona_slug), check_slug(project_slug)
+        return f"the database (memory_documents, owner {owner}, project {project})"
+
     # --- vectors ------------------------------------------------------------------------------------------------
 
     def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:

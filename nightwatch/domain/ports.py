@@ -114,6 +114,10 @@ class MemoryStore(Protocol):
         """Project slugs that have a memory file for this persona."""
         ...
 
+    def location(self, persona_slug: str, project_slug: str) -> str:
+        """Where a person finds this memory: a path relative to the data root, or its row in the database."""
+        ...
+
     def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:
         """The lesson vectors kept beside this memory (empty when there are none)."""
         ...

@@ -45,6 +45,7 @@ def lifecycle(capsys: pytest.CaptureFixture[str], home: Path) -> None:
     assert "memory moved to agents/nova-prime/" in out
     code, out, _ = run(capsys, "memory", "show", "Nova Prime", "--project", "etl")
     assert code == 0
+    assert out.startswith("the database (memory_documents, owner nova-prime, project etl) · 1 lesson\n")
     assert "Backfills run on replicas only.  · added from the CLI" in out
     code, out, _ = run(capsys, "personas", "delete", "nova-prime", "--yes")
     assert code == 0

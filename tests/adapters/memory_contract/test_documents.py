@@ -114,6 +114,16 @@ def test_new_lines_are_written_redacted_and_the_store_returns_what_it_wrote(stor
     assert store.read("maya", "demo").endswith("- [redacted aws access key] is public.\n")
 
 
+def test_the_location_names_the_persona_and_the_project(stores: Stores) -> None:
+    where = stores.make().location("carlos", "night-watch")
+    expected = {
+        "files": "agents/carlos/memories/night-watch/main.md",
+        "sqlite": "the database (memory_documents, owner carlos, project night-watch)",
+        "postgres": "the database (memory_documents, owner carlos, project night-watch)",
+    }
+    assert where == expected[stores.kind]
+
+
 @pytest.mark.parametrize("bad", HOSTILE)
 def test_hostile_slugs_are_refused_and_nothing_changes(store: MemoryStore, bad: str) -> None:
     now = datetime(2026, 11, 21, tzinfo=UTC)
@@ -127,6 +137,8 @@ def test_hostile_slugs_are_refused_and_nothing_changes(store: MemoryStore, bad: 
         lambda: store.replace_keeping_previous("carlos", bad, "safe\n", "x"),
         lambda: store.rollback(bad, "p"),
         lambda: store.projects(bad),
+        lambda: store.location(bad, "p"),
+        lambda: store.location("carlos", bad),
         lambda: store.read_vectors(bad, "p"),
         lambda: store.migrate(bad, "carlos", now),
         lambda: store.migrate("carlos", bad, now),
