@@ -2,7 +2,7 @@
 
 The row holds the text a file store keeps in `main.md` (so every rule of the domain applies unchanged), a version
 (one more per write), the text the last compaction replaced (`main.md.prev`) and, in `memory_vectors`, each
-lesson's vector (vector_rows.py). A write locks its row: `SELECT ... FOR UPDATE` on PostgreSQL, the write
+lesson's vector (vector_segments.py). A write locks its row: `SELECT ... FOR UPDATE` on PostgreSQL, the write
 transaction itself on SQLite (BEGIN IMMEDIATE, see db/transactions.py), and applies its change to the text it finds
 under the lock, so concurrent writers on any machine lose nothing; the first write of a document inserts its row
 with INSERT ... ON CONFLICT DO NOTHING and then locks it, so two first writers cannot race either. A transaction
@@ -27,7 +27,7 @@ from pathlib import PurePosixPath
 from sqlalchemy import Connection, Engine, and_, case, exists, false, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from nightwatch.adapters import vector_rows
+from nightwatch.adapters import vector_segments
 from nightwatch.adapters.db import Bind, database_errors, memory_documents, transaction
 from nightwatch.adapters.redaction import redact_new_lines
 from nightwatch.domain.errors import StorageError
@@ -138,7 +138,7 @@ class DatabaseMemoryStore:
         """The vectors stored with this memory (empty when there are none)."""
         owner, project = check_slug(persona_slug), check_slug(project_slug)
         with self._reading("read a memory's vectors") as conn:
-            return vector_rows.read(conn, owner, project)
+            return vector_segments.read(conn, owner, project)
 
     def save_vectors(
         self, persona_slug: str, project_slug: str, table: VectorTable, *, keep: frozenset[str] | None = None
@@ -150,7 +150,7 @@ class DatabaseMemoryStore:
         with self._writing("store a memory's vectors") as conn:
             row = _locked(conn, owner, project, create=bool(len(table)))
             if row is not None:
-                vector_rows.save(conn, row.id, table, keep)
+                vector_segments.save(conn, row.id, table, keep)
 
     # --- moves --------------------------------------------------------------------------------------------------
 

@@ -114,13 +114,59 @@ def test_an_unchanged_text_is_not_fetched_again_and_a_changed_or_new_row_is(engi
     assert reader.read("charles", "p") == "v1\nv2\n"
 
 
-def test_rows_of_another_length_are_left_out_of_a_read(store: DatabaseMemoryStore, engine: Engine) -> None:
-    store.save_vectors("dev", "p", VectorTable((vector_key("a"), vector_key("b")), np.ones((2, 4), dtype=np.float32)))
+def vectors(count: int, dimensions: int = 8, start: int = 0) -> VectorTable:
+    keys = tuple(vector_key(f"lesson {n}") for n in range(start, start + count))
+    matrix = np.random.default_rng(start).normal(size=(count, dimensions)).astype(np.float32)
+    return VectorTable(keys, matrix)
+
+
+def segments(engine: Engine) -> list[tuple[int, int]]:
+    """(segment number, vectors in it) of every stored segment."""
+    query = select(memory_vectors.c.segment, memory_vectors.c.lesson_keys).order_by(memory_vectors.c.segment)
+    with engine.connect() as conn:
+        return [(number, len(keys) // 16) for number, keys in conn.execute(query)]
+
+
+def test_vectors_are_stored_512_to_a_segment(store: DatabaseMemoryStore, engine: Engine) -> None:
+    written = vectors(1_200)
+    store.save_vectors("dev", "p", written)
+    assert segments(engine) == [(0, 512), (1, 512), (2, 176)]
+    stored = store.read_vectors("dev", "p")
+    assert stored.keys == written.keys
+    assert np.array_equal(stored.matrix, written.matrix)
+
+
+def test_one_lesson_at_a_time_appends_small_segments_and_merges_them(
+    store: DatabaseMemoryStore, engine: Engine
+) -> None:
+    for n in range(40):
+        store.save_vectors("dev", "p", vectors(1, start=n))
+        assert len(segments(engine)) <= 8  # never more part-filled segments than that
+    assert sum(count for _, count in segments(engine)) == 40
+    assert set(store.read_vectors("dev", "p").keys) == set(vectors(40).keys)
+
+
+def test_dropping_keys_rewrites_only_the_segments_that_held_them(store: DatabaseMemoryStore, engine: Engine) -> None:
+    written = vectors(1_200)
+    store.save_vectors("dev", "p", written)
+    dropped = written.keys[3]  # in segment 0
+    store.save_vectors("dev", "p", VectorTable.empty(8), keep=frozenset(written.keys) - {dropped})
+    assert segments(engine) == [(1, 512), (2, 176), (3, 511)]
+    stored = store.read_vectors("dev", "p")
+    assert set(stored.keys) == set(written.keys) - {dropped}
+    for key in stored.keys:
+        assert np.array_equal(stored.matrix[stored.rows[key]], written.matrix[written.rows[key]])
+
+
+def test_a_torn_or_foreign_segment_is_left_out_of_a_read(store: DatabaseMemoryStore, engine: Engine) -> None:
+    store.save_vectors("dev", "p", vectors(2, dimensions=4))
     with engine.connect() as conn:
         document = conn.execute(select(memory_documents.c.id)).scalar_one()
-    with engine.begin() as conn:  # a row written by hand, or by a model of another size
-        conn.execute(insert(memory_vectors).values(document_id=document, key=vector_key("c"), vector=b"\0" * 24))
-    assert set(store.read_vectors("dev", "p").keys) == {vector_key("a"), vector_key("b")}
+    torn = {"document_id": document, "dimensions": 4, "lesson_keys": vector_key("c").encode(), "vectors": b"\0" * 12}
+    with engine.begin() as conn:  # segments written by hand, or half by something else
+        conn.execute(insert(memory_vectors).values(segment=7, **torn))
+        conn.execute(insert(memory_vectors).values({**torn, "segment": 5, "vectors": b"\0" * 12, "dimensions": 3}))
+    assert set(store.read_vectors("dev", "p").keys) == set(vectors(2, dimensions=4).keys)
 
 
 def test_restore_refuses_a_move_that_names_no_memory(store: DatabaseMemoryStore) -> None:

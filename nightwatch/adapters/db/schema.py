@@ -183,14 +183,16 @@ memory_documents = Table(  # one memory per persona and project: the markdown a 
     UniqueConstraint("owner", "project", name="uq_memory_documents_owner_project"),
 )
 
-memory_vectors = Table(  # each lesson's vector, keyed by a hash of its text (domain/vectors.py); follows its document
+memory_vectors = Table(  # lesson vectors (domain/vectors.py), up to 512 per row: adapters/vector_segments.py
     "memory_vectors",
     metadata,
     Column(
         "document_id", Integer, ForeignKey("memory_documents.id", ondelete="CASCADE"), primary_key=True, nullable=False
     ),
-    Column("key", String(16), primary_key=True, nullable=False),
-    Column("vector", LargeBinary, nullable=False),  # little-endian float32, 4 bytes per dimension
+    Column("segment", Integer, primary_key=True, nullable=False),  # 0, 1, 2, ... in the order they were written
+    Column("dimensions", Integer, nullable=False),
+    Column("lesson_keys", LargeBinary, nullable=False),  # 16 ASCII characters per vector: a hash of its lesson's text
+    Column("vectors", LargeBinary, nullable=False),  # little-endian float32, `dimensions` per vector, keys' order
 )
 
 
