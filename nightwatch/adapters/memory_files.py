@@ -95,6 +95,10 @@ class FileMemoryStore:
             name for name in entries if _is_slug(name) and _is_file(folder / name / FILE) and _is_folder(folder / name)
         ]
 
+    def location(self, persona_slug: str, project_slug: str) -> str:
+        """`agents/<persona>/memories/<project>/main.md`, relative to NIGHTWATCH_HOME (nothing on disk is touched)."""
+        return f"{AGENTS}/{check_slug(persona_slug)}/{MEMORIES}/{check_slug(project_slug)}/{FILE}"
+
     # --- vectors ------------------------------------------------------------------------------------------------
 
     def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import uuid
 from typing import TextIO
@@ -20,6 +21,8 @@ from nightwatch.domain.personas import (
     project_slug,
 )
 from nightwatch.domain.ports import DeliberationLog
+
+log = logging.getLogger(__name__)
 
 
 def deliberate(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
@@ -70,5 +73,12 @@ def run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
     from nightwatch.adapters.slack import SlackApp, run_socket_mode
 
     settings = container.get(Settings)  # start() has already closed the deliberations a dead process left running
+    warn_when_memory_is_local(settings)
     run_socket_mode(container.get(SlackApp), settings.slack.app_token)
     return 0
+
+
+def warn_when_memory_is_local(settings: Settings) -> None:
+    """Log, loudly, that this replica's memory stays on its machine although the database is shared."""
+    if settings.local_memory_notice:  # the note on stderr scrolls away; a replica's log is where operators look
+        log.warning("MEMORY IS LOCAL TO THIS MACHINE. %s", settings.local_memory_notice)

@@ -8,9 +8,11 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from sqlalchemy import Engine
+
 from nightwatch.adapters.redaction import install_redaction, redact
 from nightwatch.cli.arguments import Handler, build_parser
-from nightwatch.config import Settings
+from nightwatch.config import OFFLINE_NOTICE, Settings
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
 from nightwatch.startup import start
 from nightwatch.wiring import build_injector
@@ -33,10 +35,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for notice in settings.notices:
             print(f"note: {notice}", file=sys.stderr)
         container = build_injector(settings)
-        if args.start_up:
-            start(container)
-        handler: Handler = args.handler
-        return handler(container, args, sys.stdout)
+        try:
+            if args.start_up:
+                start(container)
+            handler: Handler = args.handler
+            return handler(container, args, sys.stdout)
+        finally:
+            container.get(Engine).dispose()  # close the database connections rather than drop them at exit
     except NightWatchError as exc:
         print(f"error: {redact(str(exc))}", file=sys.stderr)  # a message may quote what was typed
         return 2 if isinstance(exc, InvalidInputError | ConfigError) else 1
@@ -59,6 +64,6 @@ def _settings(args: argparse.Namespace) -> Settings:
     if llm == "anthropic" and not settings.anthropic_api_key:
         raise ConfigError("--llm anthropic needs ANTHROPIC_API_KEY; set it, or use --llm offline.")
     if llm:
-        notices = () if llm == "anthropic" else settings.notices
+        notices = tuple(n for n in settings.notices if n != OFFLINE_NOTICE) if llm == "anthropic" else settings.notices
         settings = dataclasses.replace(settings, llm=llm, notices=notices)
     return settings

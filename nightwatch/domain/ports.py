@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
@@ -73,7 +74,7 @@ class PersonaRepository(Protocol):
 
 @dataclass(frozen=True)
 class FolderMove:
-    """What a migrate or archive did on disk, as paths relative to the data root."""
+    """What a migrate or archive did, as paths relative to the data root (the database store names rows alike)."""
 
     moved: bool
     source: PurePosixPath | None = None
@@ -82,7 +83,10 @@ class FolderMove:
 
 
 class MemoryStore(Protocol):
-    """Memory files under the data root. Every slug is checked; no path leaves the root."""
+    """Memory documents (files under the data root, or database rows), one per persona and project.
+
+    Every slug is checked; no path leaves the root. Called "the file" below, whichever store keeps it.
+    """
 
     def read(self, persona_slug: str, project_slug: str) -> str:
         """The file's text, or '' when there is none."""
@@ -110,6 +114,10 @@ class MemoryStore(Protocol):
         """Project slugs that have a memory file for this persona."""
         ...
 
+    def location(self, persona_slug: str, project_slug: str) -> str:
+        """Where a person finds this memory: a path relative to the data root, or its row in the database."""
+        ...
+
     def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:
         """The lesson vectors kept beside this memory (empty when there are none)."""
         ...
@@ -133,6 +141,27 @@ class MemoryStore(Protocol):
 
     def restore(self, move: FolderMove) -> None:
         """Undo a migrate or archive (used when the database step after it fails)."""
+        ...
+
+
+class PersonaTransaction(Protocol):
+    """A persona's row, its memory and its kept lessons, changed together in one database transaction."""
+
+    @property
+    def personas(self) -> PersonaRepository: ...
+
+    @property
+    def memory(self) -> MemoryStore: ...
+
+    @property
+    def pending(self) -> PendingLessons: ...
+
+
+class PersonaTransactions(Protocol):
+    """Where memory lives in the personas' own database: renames and deletes move it in the persona's transaction."""
+
+    def begin(self) -> AbstractContextManager[PersonaTransaction]:
+        """Open one transaction: it commits when the block ends, and when the block raises nothing has changed."""
         ...
 
 

@@ -1,21 +1,28 @@
 """The database through SQLAlchemy: engine, tables, migrations, and the repositories that live on it.
 
-Rows never leave this room: every repository returns the domain's frozen dataclasses.
+Rows never leave this room: every repository returns the domain's frozen dataclasses. The memory store on the
+database (adapters/memory_db.py) uses the memory tables and the transactions this room exports.
 """
 
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.db.migrate import SchemaChange, upgrade
 from nightwatch.adapters.db.pending_lessons import SqlPendingLessons
 from nightwatch.adapters.db.repositories import SqlPersonaRepository
-from nightwatch.adapters.db.schema import make_engine
+from nightwatch.adapters.db.schema import make_engine, memory_documents, memory_vectors
 from nightwatch.adapters.db.slack_state import SlackState
+from nightwatch.adapters.db.transactions import Bind, database_errors, transaction
 
 __all__ = [
+    "Bind",
     "SchemaChange",
     "SlackState",
     "SqlDeliberationLog",
     "SqlPendingLessons",
     "SqlPersonaRepository",
+    "database_errors",
     "make_engine",
+    "memory_documents",
+    "memory_vectors",
+    "transaction",
     "upgrade",
 ]

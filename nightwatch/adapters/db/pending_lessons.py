@@ -13,11 +13,12 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import SQLAlchemyError
 
 from nightwatch.adapters.db.schema import pending_lessons, utc
+from nightwatch.adapters.db.transactions import Bind, transaction
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.models import PendingLesson
 
@@ -25,8 +26,8 @@ from nightwatch.domain.models import PendingLesson
 class SqlPendingLessons:
     """The PendingLessons port on the `pending_lessons` table; ids give the order lessons were kept in."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(self, bind: Bind) -> None:
+        self._bind = bind  # an Engine, or a Connection whose transaction every call joins (see transactions.py)
 
     def keep(self, lessons: Sequence[PendingLesson]) -> builtins.list[PendingLesson]:
         """Store these lessons in one transaction, in order; returns them with their ids."""
@@ -75,7 +76,7 @@ class SqlPendingLessons:
     @contextmanager
     def _begin(self, doing: str) -> Iterator[Connection]:
         try:
-            with self._engine.begin() as conn:
+            with transaction(self._bind) as conn:
                 yield conn
         except SQLAlchemyError as err:
             raise StorageError(

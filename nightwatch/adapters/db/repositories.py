@@ -8,10 +8,11 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, delete, insert, select, update
+from sqlalchemy import Connection, Row, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from nightwatch.adapters.db.schema import personas, seeded_defaults, utc
+from nightwatch.adapters.db.transactions import Bind, transaction
 from nightwatch.domain.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import section_to_dict, skill_from_dict, soul_from_dict, style_from_dict
@@ -34,14 +35,14 @@ def _for_storage(value: datetime | None) -> datetime:
 class SqlPersonaRepository:
     """PersonaRepository over the `personas` and `seeded_defaults` tables; names are unique via `name_key`."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(self, bind: Bind) -> None:
+        self._bind = bind  # an Engine, or a Connection whose transaction every call joins (see transactions.py)
 
     @contextmanager
     def _begin(self, doing: str) -> Iterator[Connection]:
         """A transaction whose database errors become domain errors a person can act on."""
         try:
-            with self._engine.begin() as conn:
+            with transaction(self._bind) as conn:
                 yield conn
         except IntegrityError as err:
             raise ConflictError(

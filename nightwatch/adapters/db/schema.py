@@ -20,10 +20,12 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
     Text,
+    UniqueConstraint,
     create_engine,
     event,
     false,
@@ -151,6 +153,33 @@ pending_lessons = Table(  # lessons a memory write could not store, until a retr
     Column("kept_at", DateTime(timezone=True), nullable=False),
     Column("author", String(80), nullable=True),  # who wrote it, when a person did
     Index("ix_pending_lessons_persona", "persona", "project", "id"),
+)
+
+memory_documents = Table(  # one memory per persona and project: the markdown a file store keeps in main.md
+    "memory_documents",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    # The persona's slug; `.archived/<slug>-<UTC timestamp>` once the persona is deleted (the folder the file store
+    # would use under agents/), so a slug, which never holds a dot or a slash, never matches an archived row.
+    Column("owner", String(120), nullable=False),
+    Column("project", String(80), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("version", Integer, nullable=False),  # 0 until text is first written, then one more per write
+    Column("previous", Text, nullable=True),  # the text the last compaction replaced (main.md.prev), for rollback
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("owner", "project", name="uq_memory_documents_owner_project"),
+)
+
+memory_vectors = Table(  # lesson vectors (domain/vectors.py), up to 512 per row: adapters/vector_segments.py
+    "memory_vectors",
+    metadata,
+    Column(
+        "document_id", Integer, ForeignKey("memory_documents.id", ondelete="CASCADE"), primary_key=True, nullable=False
+    ),
+    Column("segment", Integer, primary_key=True, nullable=False),  # 0, 1, 2, ... in the order they were written
+    Column("dimensions", Integer, nullable=False),
+    Column("lesson_keys", LargeBinary, nullable=False),  # 16 ASCII characters per vector: a hash of its lesson's text
+    Column("vectors", LargeBinary, nullable=False),  # little-endian float32, `dimensions` per vector, keys' order
 )
 
 

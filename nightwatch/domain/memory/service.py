@@ -175,8 +175,8 @@ class MemoryService:
         return self.store.projects(persona.slug)
 
     def path_hint(self, persona: Persona, project: str) -> str:
-        """Where the file lives, relative to NIGHTWATCH_HOME."""
-        return f"agents/{check_slug(persona.slug)}/memories/{check_slug(project)}/main.md"
+        """Where the memory lives, as a person finds it: a path relative to NIGHTWATCH_HOME, or its database row."""
+        return self.store.location(check_slug(persona.slug), check_slug(project))
 
     # --- writing ------------------------------------------------------------------------------------------------
 

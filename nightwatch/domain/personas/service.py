@@ -1,22 +1,18 @@
 """Persona use cases: seed the defaults, list, get, create, update, rename (moving memory) and delete (archiving it).
 
-A rename or delete changes two things, the memory folder and the database row, so it does the folder step first and
-the database step second. If the folder step fails, the database was never touched; if the database step fails, the
-folder is moved back. Either way no persona points at a missing folder and no memory is left without its persona.
-Lessons kept after a storage fault (PendingLessons) follow a rename; a delete drops them with the persona, and its
-message says how many.
+A rename or delete changes two things, the memory and the database row; moves.py keeps them in step (folder first
+with memory in files, one transaction with memory in the database). Lessons kept after a storage fault
+(PendingLessons) follow a rename; a delete drops them with the persona, and its message says how many.
 """
 
 from __future__ import annotations
 
 import builtins
-import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
 
-from nightwatch.domain.errors import ConflictError, InvalidNameError, NightWatchError, NotFoundError, StorageError
+from nightwatch.domain.errors import ConflictError, InvalidNameError, NotFoundError
 from nightwatch.domain.models import Persona, Skill, Soul, Style
 from nightwatch.domain.personas.codec import (
     persona_from_dict,
@@ -26,14 +22,20 @@ from nightwatch.domain.personas.codec import (
     validate_override,
     validate_role,
 )
+from nightwatch.domain.personas.moves import FolderFirst, MemoryMoves, OneTransaction, folder
 from nightwatch.domain.personas.names import persona_slug, validate_persona_name
-from nightwatch.domain.ports import Clock, FolderMove, MemoryStore, PendingLessons, PersonaRepository
+from nightwatch.domain.ports import (
+    Clock,
+    FolderMove,
+    MemoryStore,
+    PendingLessons,
+    PersonaRepository,
+    PersonaTransactions,
+)
 
 __all__ = ["PersonaDraft", "PersonaOutcome", "PersonaService", "persona_from_dict", "persona_to_dict"]
 
 log = logging.getLogger(__name__)
-
-AGENTS = PurePosixPath("agents")
 
 
 @dataclass(frozen=True)
@@ -74,20 +76,30 @@ def _may_name_a_persona(key: str) -> bool:
     return True
 
 
-def _folder(path: PurePosixPath | None) -> str:
-    return f"{path}/" if path is not None else "(none)"
-
-
 class PersonaService:
-    """Creates, changes and removes personas, keeping their memory folders in step with the database."""
+    """Creates, changes and removes personas, keeping their memory in step with the database.
+
+    With `transactions` (memory kept in the personas' own database) a rename or delete moves the memory in the
+    persona's transaction; without, the memory folder moves first and moves back if the database step fails.
+    """
 
     def __init__(
-        self, *, repo: PersonaRepository, store: MemoryStore, clock: Clock, pending: PendingLessons | None = None
+        self,
+        *,
+        repo: PersonaRepository,
+        store: MemoryStore,
+        clock: Clock,
+        pending: PendingLessons | None = None,
+        transactions: PersonaTransactions | None = None,
     ) -> None:
         self._repo = repo
         self._store = store
         self._clock = clock
-        self._pending = pending
+        self._moves: MemoryMoves = (
+            OneTransaction(transactions=transactions, clock=clock)
+            if transactions is not None
+            else FolderFirst(repo=repo, store=store, clock=clock, pending=pending)
+        )
 
     # --- reading ------------------------------------------------------------------------------------------------
 
@@ -178,15 +190,14 @@ class PersonaService:
         return self.update(name_or_slug, PersonaDraft(name=new_name))
 
     def delete(self, name_or_slug: str) -> PersonaOutcome:
-        """Delete a persona, archiving its memory folder to agents/.archived/<slug>-<UTC timestamp>/."""
+        """Delete a persona, archiving its memory to agents/.archived/<slug>-<UTC timestamp>/."""
         persona = self.get(name_or_slug)
-        move = self._folder_step(persona, lambda: self._store.archive(persona.slug, self._clock.now()), "delete")
-        try:
-            self._repo.remove(persona.id or 0)
-        except Exception as err:
-            raise self._undo(move, persona, "delete", err) from err
-        where = f"its memory was archived to {_folder(move.target)}" if move.moved else "it had no memory to archive"
-        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{self._drop_pending(persona)}.", move)
+        deleted = self._moves.delete(persona)
+        move = deleted.move
+        where = f"its memory was archived to {folder(move.target)}" if move.moved else "it had no memory to archive"
+        count = len(deleted.dropped)
+        went = f"; {count} lesson{'s' if count != 1 else ''} waiting to be saved went with it" if count else ""
+        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{went}.", move)
 
     # --- steps --------------------------------------------------------------------------------------------------
 
@@ -232,68 +243,9 @@ class PersonaService:
         )
 
     def _move_then_save(self, current: Persona, changed: Persona) -> PersonaOutcome:
-        move = self._folder_step(
-            current, lambda: self._store.migrate(current.slug, changed.slug, self._clock.now()), "rename"
-        )
-        try:
-            if self._pending is not None:
-                self._pending.move(current.slug, changed.slug)
-            saved = self._repo.save(changed)
-        except Exception as err:
-            if self._pending is not None:
-                with contextlib.suppress(NightWatchError):
-                    self._pending.move(changed.slug, current.slug)
-            raise self._undo(move, current, "rename", err) from err
+        saved, move = self._moves.rename(current, changed)
         message = self._renamed_message(current, saved, move)
         return PersonaOutcome(saved, message + self._adopted(saved.slug) if not move.moved else message, move)
-
-    def _folder_step(self, persona: Persona, step: Callable[[], FolderMove], action: str) -> FolderMove:
-        try:
-            return step()
-        except NightWatchError as err:
-            raise StorageError(
-                f"Could not {action} {persona.name}: its memory folder agents/{persona.slug}/ could not be moved "
-                f"({err}). Nothing was changed; check the folder's permissions and try again."
-            ) from err
-        except OSError as err:
-            raise StorageError(
-                f"Could not {action} {persona.name}: its memory folder agents/{persona.slug}/ could not be moved "
-                f"({err.strerror or err}). Nothing was changed; check the folder's permissions and try again."
-            ) from err
-
-    def _drop_pending(self, persona: Persona) -> str:
-        """Drop the deleted persona's kept lessons (logged, so they can still be found); a note for the message."""
-        if self._pending is None:
-            return ""
-        try:
-            kept = self._pending.waiting(persona.slug)
-            self._pending.drop(persona.slug)
-        except NightWatchError as err:
-            log.warning("could not drop the lessons kept for %s: %s", persona.name, err)
-            return ""
-        if kept:
-            log.warning("dropped the lessons kept for deleted %s: %s", persona.name, [lesson.text for lesson in kept])
-        count = len(kept)
-        return f"; {count} lesson{'s' if count != 1 else ''} waiting to be saved went with it" if count else ""
-
-    def _undo(self, move: FolderMove, persona: Persona, action: str, err: Exception) -> NightWatchError:
-        """Move the folder back after a failed database step; return the error to raise."""
-        try:
-            self._store.restore(move)
-        except (NightWatchError, OSError) as restore_err:
-            log.exception("could not move %s back to %s", _folder(move.target), _folder(move.source))
-            return StorageError(
-                f"Could not {action} {persona.name}: the database refused the change ({err}), and moving its memory "
-                f"back failed too ({restore_err}). The persona is unchanged in the database; move "
-                f"{_folder(move.target)} back to {_folder(move.source)} by hand."
-            )
-        log.warning("%s of %s failed in the database; memory folder moved back: %s", action, persona.name, err)
-        text = (
-            f"Could not {action} {persona.name}: {err} Nothing was changed; its memory stays in agents/{persona.slug}/."
-        )
-        if isinstance(err, ConflictError | NotFoundError):
-            return type(err)(text)
-        return StorageError(text + " Check the database connection and try again.")
 
     # --- messages -----------------------------------------------------------------------------------------------
 
@@ -308,11 +260,11 @@ class PersonaService:
     @staticmethod
     def _renamed_message(before: Persona, after: Persona, move: FolderMove) -> str:
         if move.moved:
-            text = f"Renamed {before.name} to {after.name}; memory moved to {_folder(move.target)}"
+            text = f"Renamed {before.name} to {after.name}; memory moved to {folder(move.target)}"
         else:
             text = f"Renamed {before.name} to {after.name}; it had no memory yet, so no folder moved"
         if move.set_aside is not None:
-            text += f"; a stray folder that was there is kept at {_folder(move.set_aside)}"
+            text += f"; a stray folder that was there is kept at {folder(move.set_aside)}"
         others = _changed_fields(before, after)
         if others:
             text += f"; also updated {', '.join(others)}"

@@ -8,10 +8,12 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from alembic import command
 from sqlalchemy import Engine, inspect, text
 
 from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db.migrate import alembic_config
 from nightwatch.domain.deliberation.abandoned import close_abandoned
 from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Verdict
 from tests.fakes import T0, FakeClock, FakeLiveness
@@ -54,8 +56,8 @@ def test_closing_abandoned_runs_on_the_real_log_spares_the_live_one(engine: Engi
 def test_an_older_database_gains_the_owner_column_on_upgrade(tmp_path: Path) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'nightwatch.db'}")
     try:
-        upgrade(engine)
         with engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0001")  # the tables every release before migrations had
             conn.execute(text("ALTER TABLE deliberations DROP COLUMN owner"))
             conn.execute(text("DROP TABLE alembic_version"))  # as a release before owners and migrations left it
         assert "owner" not in {c["name"] for c in inspect(engine).get_columns("deliberations")}

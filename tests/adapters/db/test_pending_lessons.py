@@ -6,9 +6,11 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from alembic import command
 from sqlalchemy import Engine, inspect, text
 
 from nightwatch.adapters.db import make_engine, upgrade
+from nightwatch.adapters.db.migrate import alembic_config
 from nightwatch.adapters.db.pending_lessons import SqlPendingLessons
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.models import PendingLesson
@@ -91,8 +93,8 @@ def test_an_unreachable_database_is_a_storage_error_that_says_what_to_do(tmp_pat
 def test_an_older_database_gains_the_table_on_upgrade(tmp_path: Path) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'nightwatch.db'}")
     try:
-        upgrade(engine)
         with engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0001")  # the tables every release before migrations had
             conn.execute(text("DROP TABLE pending_lessons"))
             conn.execute(text("DROP TABLE alembic_version"))  # as a release before kept lessons and migrations left it
         assert "pending_lessons" not in inspect(engine).get_table_names()

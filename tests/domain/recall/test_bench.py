@@ -95,3 +95,14 @@ def test_the_read_path_benchmark_runs_on_a_small_file() -> None:
     assert result["cold_ms"] > 0
     assert result["score_ms"] > 0
     assert "first read in a new process" in read_latency.summary(result)
+
+
+def test_the_memory_store_benchmark_runs_on_a_small_memory() -> None:
+    from bench import memory_store
+
+    result = memory_store.run(lessons=40, rounds=2, database_url=None)
+    assert set(result) == {"lessons", "rounds", "files", "sqlite"}
+    for store in ("files", "sqlite"):
+        assert set(result[store]) == {"read", "read_vectors", "update", "save_vectors", "service_read"}
+        assert all(timing["p95_ms"] >= timing["p50_ms"] > 0 for timing in result[store].values())
+    assert "sqlite: read " in memory_store.summary(result)

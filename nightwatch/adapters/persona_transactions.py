@@ -1,0 +1,44 @@
+"""One database transaction over a persona's row, its memory and its kept lessons (the PersonaTransactions port).
+
+Used when memory lives in the database: the persona repository, the memory store and the kept lessons are built on
+one Connection, so a rename or delete moves the persona and its memory together or not at all. There is no moment
+in which another replica sees the persona renamed and its memory still under the old slug, and a failure at any
+step (the memory move included) rolls back every step before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+
+from nightwatch.adapters.db import SqlPendingLessons, SqlPersonaRepository, database_errors, transaction
+from nightwatch.adapters.memory_db import DatabaseMemoryStore
+
+
+@dataclass(frozen=True)
+class SqlPersonaTransaction:
+    """The persona repository, memory store and kept lessons of one open transaction."""
+
+    personas: SqlPersonaRepository
+    memory: DatabaseMemoryStore
+    pending: SqlPendingLessons
+
+
+class SqlPersonaTransactions:
+    """Opens SqlPersonaTransactions on `engine` (a write transaction: BEGIN IMMEDIATE on SQLite)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    @contextmanager
+    def begin(self) -> Iterator[SqlPersonaTransaction]:
+        """One transaction: committed when the block ends, rolled back when it raises."""
+        with database_errors("change a persona and its memory"), transaction(self._engine, write=True) as conn:
+            yield SqlPersonaTransaction(
+                personas=SqlPersonaRepository(conn),
+                memory=DatabaseMemoryStore(conn),
+                pending=SqlPendingLessons(conn),
+            )
