@@ -226,7 +226,7 @@ def cluster(database: str) -> Iterator[Cluster]:
 
 @pytest.fixture(scope="module")
 def notes(cluster: Cluster) -> list[Note]:
-    """A mention handled by replica 0, run to its end: the lesson notes it posted, per persona."""
+    """A mention handled by replica 0, run to its end: the lesson notes it posted (two personas at least)."""
     fake = cluster.fake
     mention_text = "<@UBOT> should the login endpoint get a rate limiter of 10 requests per minute?"
     stored = fake.workspace.store_message(CHANNEL, {"type": "message", "user": "U1", "text": mention_text})
