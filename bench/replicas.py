@@ -4,11 +4,11 @@
 
 Each replica is a real `python -m nightwatch.cli run` process (its own NIGHTWATCH_HOME, as if on its own machine;
 one DATABASE_URL) connected over Socket Mode to one local fake Slack (tests/fake_slack.py), whose envelopes go
-round-robin over the connected replicas as Slack spreads them (a bench-local subclass: the test fake sends on the
-newest connection only). The model is the real Anthropic client against tests/fake_anthropic.py, answering every call
-after `--delay` seconds. Replicas start one after another (each once the previous is connected), then every replica
-is warmed up (auth.test and a Home tab), then `--mentions` mentions are sent at once, each in its own thread, spread
-over 6 channels (so 6 projects). Figures per configuration, side by side from one run:
+round-robin over the connected replicas as Slack spreads them (`FakeSlack(round_robin=True)`). The model is the
+real Anthropic client against tests/fake_anthropic.py, answering every call after `--delay` seconds. Replicas start
+one after another (each once the previous is connected), then every replica is warmed up (auth.test and a Home
+tab), then `--mentions` mentions are sent at once, each in its own thread, spread over 6 channels (so 6 projects).
+Figures per configuration, side by side from one run:
 
 - ack latency p50 / p99 / max (from the fake sending each envelope to receiving its ack);
 - wall time from the first mention sent until every mention is settled: its deliberation finished in the database,
@@ -39,7 +39,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -51,8 +50,6 @@ from sqlalchemy.engine import URL, make_url
 from tests import payloads
 from tests.fake_anthropic import FakeAnthropic, Planned, Recorded
 from tests.fake_slack import BOT_USER_ID, FakeSlack
-from tests.fake_slack_rules import Json
-from tests.fake_slack_socket import Envelope, SocketModeServer
 from tests.fake_slack_socket import wait_until as wait_on
 
 APP_DEFAULT_WORKERS = 24  # NIGHTWATCH_WORKERS' default (nightwatch/config.py)
@@ -66,46 +63,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 # --- the fakes, as the benchmark needs them ----------------------------------------------------------------------
-
-
-class RoundRobinSocket(SocketModeServer):
-    """Sends each envelope on the next open connection in turn, as Slack spreads events over an app's connections."""
-
-    def __init__(self, changed: threading.Condition) -> None:
-        super().__init__(changed)
-        self._turn = 0
-
-    def deliver(self, kind: str, payload: Json, *, accepts_response_payload: bool, **extra: Any) -> str:
-        envelope_id = str(uuid.uuid4())
-        body = {
-            "envelope_id": envelope_id,
-            "payload": payload,
-            "type": kind,
-            "accepts_response_payload": accepts_response_payload,
-            **extra,
-        }
-        if not wait_on(self.changed, lambda: bool(self.open), 5.0):
-            raise AssertionError("no Socket Mode client connected within 5 s")
-        with self.changed:
-            connection = self.open[self._turn % len(self.open)]
-            self._turn += 1
-            self.envelopes[envelope_id] = Envelope(body=body, sent_at=time.monotonic())
-        connection.send(json.dumps(body))
-        return envelope_id
-
-
-class SpreadSlack(FakeSlack):
-    """The test fake Slack with round-robin Socket Mode and a listen backlog that takes a burst of connects."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._socket = RoundRobinSocket(self._changed)
-
-    def start(self) -> SpreadSlack:
-        super().start()
-        if self._http is not None:
-            self._http._server.socket.listen(LISTEN_BACKLOG)
-        return self
 
 
 class SlowAnthropic(FakeAnthropic):
@@ -336,7 +293,11 @@ def run_configuration(
     sampler = Sampler(postgres, database)
     replicas: list[Replica] = []
     try:
-        with tempfile.TemporaryDirectory() as tmp, SpreadSlack() as fake, SlowAnthropic(delay) as model:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            FakeSlack(round_robin=True, listen_backlog=LISTEN_BACKLOG) as fake,
+            SlowAnthropic(delay) as model,
+        ):
             for number in range(2, CHANNELS + 1):
                 fake.add_channel(f"C{number}", f"bench-{number}")
             sampler.start()

@@ -21,7 +21,8 @@ import copy
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -58,12 +59,17 @@ class FakeSlack:
     bot_id = BOT_ID
     bot_user_id = BOT_USER_ID
 
-    def __init__(self) -> None:
+    def __init__(self, *, round_robin: bool = False, listen_backlog: int | None = None) -> None:
+        """`round_robin`: envelopes go to each open Socket Mode connection in turn (default: the newest).
+
+        `listen_backlog` raises the HTTP server's (5, from http.server) for bursts of connects from many processes.
+        """
+        self.listen_backlog = listen_backlog
         self.clock = FakeClock()
         self.workspace = SlackWorkspace(self.clock)
         self.calls: list[ApiCall] = []
         self._changed = threading.Condition()
-        self._socket = SocketModeServer(self._changed)
+        self._socket = SocketModeServer(self._changed, round_robin=round_robin)
         self._plans: dict[str, _Plan] = {}
         self._response_urls: dict[str, tuple[str, str]] = {}  # id -> (channel, user)
         self._http: HttpServer | None = None
@@ -73,7 +79,7 @@ class FakeSlack:
     # ----- life cycle -------------------------------------------------------------------------------------------
 
     def start(self) -> FakeSlack:
-        self._http = HttpServer(self.answer_http)
+        self._http = HttpServer(self.answer_http, listen_backlog=self.listen_backlog)
         self.http_url = self._http.url
         self.api_url = f"{self.http_url}/api/"
         self._socket.start()
@@ -270,6 +276,17 @@ class FakeSlack:
     def ack_for(self, envelope_id: str, timeout: float = 5.0) -> Json:
         """Waits for the app's ack of an envelope; returns the ack's payload ({} for a bare ack)."""
         return self._socket.ack_for(envelope_id, timeout)
+
+    @contextmanager
+    def routed_to(self, connection: int) -> Iterator[None]:
+        """Envelopes sent inside go on one open Socket Mode connection: 0 the oldest still open, 1 the next..."""
+        with self._changed:
+            self._socket.pinned = connection
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._socket.pinned = None
 
     def disconnect(self, reason: str = "refresh_requested") -> None:
         """Sends Slack's disconnect notice on the newest connection, lets the client reconnect, then closes it."""

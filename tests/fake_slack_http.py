@@ -27,8 +27,10 @@ Answer = Callable[[str, Json, str | None], tuple[int, dict[str, str], Json]]
 class HttpServer:
     """Serves `answer` on 127.0.0.1 from a background thread."""
 
-    def __init__(self, answer: Answer) -> None:
+    def __init__(self, answer: Answer, *, listen_backlog: int | None = None) -> None:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(answer))
+        if listen_backlog is not None:  # http.server listens with a backlog of 5
+            self._server.socket.listen(listen_backlog)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         serve = functools.partial(self._server.serve_forever, poll_interval=0.05)  # quick shutdown
         self._thread = threading.Thread(target=serve, name="fake-slack-http", daemon=True)

@@ -2,6 +2,10 @@
 
 Built on websockets' threaded server. It speaks what slack_sdk's builtin SocketModeClient expects: unmasked text
 frames, no compression, pongs to its pings, and Slack's `hello` / `disconnect` messages.
+
+Which open connection gets an envelope: the newest (one app, reconnecting), the next in turn (`round_robin`, as Slack
+spreads envelopes over an app's several connections), or the one `pinned` (several replicas, a test choosing which
+one handles each envelope; connections are counted in the order they opened, 0 the oldest still open).
 """
 
 from __future__ import annotations
@@ -52,8 +56,11 @@ class Envelope:
 class SocketModeServer:
     """Serves Socket Mode on 127.0.0.1; `changed` is notified on every connection change and ack."""
 
-    def __init__(self, changed: threading.Condition) -> None:
+    def __init__(self, changed: threading.Condition, *, round_robin: bool = False) -> None:
         self.changed = changed
+        self.round_robin = round_robin
+        self.pinned: int | None = None  # the open connection every envelope goes to; None: newest or round robin
+        self._turn = 0
         self.envelopes: dict[str, Envelope] = {}
         self.ack_times: dict[str, float] = {}
         self.opened = 0
@@ -93,7 +100,7 @@ class SocketModeServer:
         return f"{self._url}?ticket={ticket}"
 
     def deliver(self, kind: str, payload: Json, *, accepts_response_payload: bool, **extra: Any) -> str:
-        """Sends an envelope on the newest connection (waiting for one if need be); returns its envelope_id."""
+        """Sends an envelope on the connection chosen (waiting for one if need be); returns its envelope_id."""
         envelope_id = str(uuid.uuid4())
         body = {
             "envelope_id": envelope_id,
@@ -102,11 +109,24 @@ class SocketModeServer:
             "accepts_response_payload": accepts_response_payload,
             **extra,
         }
-        connection = self.newest_connection()
+        if not wait_until(self.changed, lambda: bool(self.open), 5.0):
+            raise AssertionError("no Socket Mode client connected within 5 s")
         with self.changed:
+            connection = self._choose()
             self.envelopes[envelope_id] = Envelope(body=body, sent_at=time.monotonic())
         connection.send(json.dumps(body))
         return envelope_id
+
+    def _choose(self) -> ServerConnection:
+        """The open connection the next envelope goes on (called holding `changed`)."""
+        if self.pinned is not None:
+            if self.pinned >= len(self.open):
+                raise AssertionError(f"connection {self.pinned} is pinned but only {len(self.open)} are open")
+            return self.open[self.pinned]
+        if self.round_robin:
+            self._turn += 1
+            return self.open[(self._turn - 1) % len(self.open)]
+        return self.open[-1]
 
     def ack_for(self, envelope_id: str, timeout: float) -> Json:
         envelope = self.envelopes.get(envelope_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -339,6 +340,36 @@ def test_a_websocket_ticket_is_single_use(fake: FakeSlack) -> None:
     with pytest.raises(InvalidStatus) as refused:
         connect(url)
     assert refused.value.response.status_code == 401
+
+
+def _event_types(sockets: list[Any], expected: int) -> list[list[str]]:
+    """The event types each raw websocket received until `expected` envelopes arrived in all."""
+    got: list[list[str]] = [[] for _ in sockets]
+    while sum(map(len, got)) < expected:
+        for i, socket in enumerate(sockets):
+            with contextlib.suppress(TimeoutError):
+                got[i].append(json.loads(socket.recv(timeout=0.05))["payload"]["event"]["type"])
+    return got
+
+
+@pytest.mark.parametrize("round_robin", [False, True])
+def test_envelopes_go_to_the_pinned_connection_else_the_newest_or_each_in_turn(round_robin: bool) -> None:
+    with FakeSlack(round_robin=round_robin) as fake, contextlib.ExitStack() as stack:
+        sockets = []
+        for _ in range(3):  # one after another: the n-th connection opened is number n
+            sockets.append(stack.enter_context(connect(fake.issue_socket_url())))
+            assert json.loads(sockets[-1].recv(timeout=2))["type"] == "hello"
+            fake.wait_for(lambda: fake.open_connections == len(sockets))
+        with fake.routed_to(1):
+            fake.send_event({"type": "pinned", "user": "U1"})
+        for _ in range(3):
+            fake.send_event({"type": "free", "user": "U1"})
+        got = _event_types(sockets, 4)
+    assert got[1].count("pinned") == 1
+    if round_robin:
+        assert [types.count("free") for types in got] == [1, 1, 1]
+    else:
+        assert [types.count("free") for types in got] == [0, 0, 3]
 
 
 # ----- Socket Mode with Bolt's SocketModeHandler --------------------------------------------------------------------
