@@ -14,14 +14,12 @@ from typing import Any, ClassVar
 
 import jinja2
 
-from nightwatch.domain.quoting import as_data
-
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
 
 @cache
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+    return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # noqa: S701 - prompts and terminal text, never HTML
@@ -29,8 +27,6 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
-    env.filters["as_data"] = as_data  # remembered text inside a <memory> block: it cannot close the block
-    return env
 
 
 class Prompt:

@@ -20,6 +20,7 @@ from typing import ClassVar, Literal
 from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import Features, conflict, features, flips, overlap, same_specifics, says_change
 from nightwatch.domain.models import Lesson
+from nightwatch.domain.quoting import as_data
 from nightwatch.domain.vectors import LessonVectors, Matrix, nearest
 from nightwatch.prompts import Prompt
 
@@ -57,8 +58,13 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class RelatedLesson:
+    """A kept lesson shown to the model beside a candidate; its text is data inside the prompt's <memory> block."""
+
     id: str
     text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", as_data(self.text))
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,9 @@ class CurationPrompt(Prompt):
     project: str
     candidate: str
     related: tuple[RelatedLesson, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "candidate", as_data(self.candidate))  # data inside its <memory> block
 
     @classmethod
     def example(cls) -> CurationPrompt:

@@ -19,6 +19,7 @@ from nightwatch.domain.models import (
     SystemPrompt,
 )
 from nightwatch.domain.ports import LLM
+from nightwatch.domain.quoting import as_data
 from nightwatch.prompts import Prompt
 
 
@@ -119,8 +120,13 @@ class ReflectionPrompt(Prompt):
 
 @dataclass(frozen=True)
 class CompactionItem:
+    """A lesson shown to the model for compaction; its text is data inside the prompt's <memory> block."""
+
     text: str
     pinned: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", as_data(self.text))
 
 
 @dataclass(frozen=True)
