@@ -9,12 +9,12 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import threading
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
 
 from nightwatch.adapters.db import SlackState
+from nightwatch.adapters.ticker import Ticker
 from nightwatch.domain.ports import Clock, Poster
 from nightwatch.domain.proactive import ProactiveOutcome, ProactiveService
 
@@ -53,8 +53,7 @@ class ProactiveScheduler:
         self.holder = holder or replica_id()
         self._housekeeping = housekeeping
         self._lease_ttl = timedelta(seconds=max(3 * tick_seconds, 30.0))
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._ticker = Ticker("nightwatch-proactive", self._log_tick, tick_seconds)
 
     def tick(self) -> list[ProactiveOutcome]:
         """One pass: take or renew the lease, then speak in every due channel. Returns what happened."""
@@ -67,7 +66,7 @@ class ProactiveScheduler:
                 log.exception("housekeeping failed; the next tick tries again")
         outcomes = []
         for channel in self._service.due(self._state.channels()):
-            if self._stop.is_set():
+            if self._ticker.stopping:  # shutting down: the remaining channels wait for the next replica
                 break
             try:
                 outcome = self._service.speak(
@@ -83,27 +82,16 @@ class ProactiveScheduler:
 
     def start(self) -> None:
         """Tick in a daemon thread until `stop`."""
-        if self._thread is not None:
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, name="nightwatch-proactive", daemon=True)
-        self._thread.start()
+        self._ticker.start()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop ticking, wait for a running tick up to `timeout`, and release the lease."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
+        self._ticker.stop(timeout)
         try:
             self._state.release(LEASE, self.holder)
         except Exception:  # the lease expires by itself; failing to release it only delays a takeover
             log.warning("could not release the proactive lease", exc_info=True)
 
-    def _loop(self) -> None:
-        while not self._stop.wait(self.tick_seconds):
-            try:
-                for outcome in self.tick():
-                    log.info("proactive %s: %s %s", outcome.channel, outcome.persona, outcome.reason or "posted")
-            except Exception:
-                log.exception("a proactive tick failed; the next tick tries again")
+    def _log_tick(self) -> None:
+        for outcome in self.tick():
+            log.info("proactive %s: %s %s", outcome.channel, outcome.persona, outcome.reason or "posted")

@@ -7,9 +7,9 @@ over at once. A failed tick is logged and the next one tries again; a lease surv
 from __future__ import annotations
 
 import logging
-import threading
 
 from nightwatch.adapters.slack.threads import Deliberations
+from nightwatch.adapters.ticker import Ticker
 
 log = logging.getLogger(__name__)
 
@@ -20,8 +20,7 @@ class LeaseKeeper:
     def __init__(self, *, deliberations: Deliberations, every_seconds: float) -> None:
         self._deliberations = deliberations
         self.every_seconds = every_seconds
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._ticker = Ticker("nightwatch-leases", self._log_tick, every_seconds, at_start=True)
 
     def tick(self) -> list[int]:
         """One pass: renew, then take over; returns the ids of the deliberations taken over."""
@@ -33,24 +32,12 @@ class LeaseKeeper:
 
     def start(self) -> None:
         """Tick now and then every `every_seconds` in a daemon thread, until `stop`."""
-        if self._thread is not None:
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, name="nightwatch-leases", daemon=True)
-        self._thread.start()
+        self._ticker.start()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop ticking and wait for a running tick up to `timeout`."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
+        self._ticker.stop(timeout)
 
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                for taken in self.tick():
-                    log.info("took over deliberation #%s", taken)
-            except Exception:
-                log.exception("looking for deliberations to take over failed; the next tick tries again")
-            self._stop.wait(self.every_seconds)
+    def _log_tick(self) -> None:
+        for taken in self.tick():
+            log.info("took over deliberation #%s", taken)
