@@ -12,7 +12,7 @@ import pytest
 from freezegun import freeze_time
 
 from nightwatch.adapters import embeddings
-from nightwatch.cli import main
+from tests.e2e.cli import clean_env, run
 from tests.fake_anthropic import FakeAnthropic
 
 TOPIC = "Should we add rate limiting to the login endpoint?"
@@ -20,16 +20,8 @@ TOPIC = "Should we add rate limiting to the login endpoint?"
 
 @pytest.fixture(autouse=True)
 def fresh_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "NIGHTWATCH_LLM", "DATABASE_URL", "SLACK_BOT_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NIGHTWATCH_HOME", str(home))
+    clean_env(monkeypatch, home)
     return home
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_a_fresh_install_deliberates_offline_in_the_terminal(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,20 +10,13 @@ from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.db.schema import make_engine
 from nightwatch.cli import main
 from nightwatch.domain.models import Deliberation
+from tests.e2e.cli import clean_env, run
 
 
 @pytest.fixture(autouse=True)
 def fresh_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "NIGHTWATCH_LLM", "DATABASE_URL", "SLACK_BOT_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NIGHTWATCH_HOME", str(home))
+    clean_env(monkeypatch, home)
     return home
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 BAD_USAGE = [

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from nightwatch.cli import main
 from tests.adapters.db.conftest import postgres_engine
+from tests.e2e.cli import clean_env, run
 from tests.fake_anthropic import FakeAnthropic
 
 __all__ = ["postgres_engine"]
@@ -23,17 +23,9 @@ LOCAL = "note: NIGHTWATCH_MEMORY_STORE=files with a PostgreSQL DATABASE_URL"
 @pytest.fixture(autouse=True)
 def fresh_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
     # DATABASE_URL stays until a test sets its own: the PostgreSQL fixture reads it to find the server.
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "SLACK_BOT_TOKEN", "NIGHTWATCH_MEMORY_STORE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NIGHTWATCH_HOME", str(home))
+    clean_env(monkeypatch, home, keep=("DATABASE_URL",))
     monkeypatch.setenv("NIGHTWATCH_LLM", "offline")
     return home
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def lifecycle(capsys: pytest.CaptureFixture[str], home: Path) -> None:

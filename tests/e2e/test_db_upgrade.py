@@ -12,22 +12,14 @@ from pathlib import Path
 import pytest
 
 from nightwatch.adapters.db.migrate import head
-from nightwatch.cli import main
 from tests.adapters.db.databases import load_release
+from tests.e2e.cli import clean_env, run
 
 
 @pytest.fixture(autouse=True)
 def fresh_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
-    for name in ("ANTHROPIC_API_KEY", "NIGHTWATCH_LLM", "DATABASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NIGHTWATCH_HOME", str(home))
+    clean_env(monkeypatch, home)
     return home
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def rows(home: Path, query: str) -> list[tuple[object, ...]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nightwatch.cli import main
+from tests.e2e.cli import clean_env, run
 
 HAND_MADE = """# Maya · memory for demo
 
@@ -25,17 +25,9 @@ a line a person wrote by hand
 
 @pytest.fixture(autouse=True)
 def fresh_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
-    for name in ("ANTHROPIC_API_KEY", "NIGHTWATCH_LLM", "DATABASE_URL", "VISUAL", "EDITOR"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NIGHTWATCH_HOME", str(home))
+    clean_env(monkeypatch, home)
     monkeypatch.setenv("NIGHTWATCH_RECALL_DENSE", "off")
     return home
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def memory_file(home: Path, persona: str = "maya", project: str = "demo") -> Path:

@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,7 @@ from nightwatch.adapters.db.schema import make_engine
 from nightwatch.adapters.slack.views import LESSON_FORGET, ForgetTarget
 from nightwatch.domain.memory.format import lesson_id
 from tests import payloads
-from tests.adapters.db.conftest import postgres_url
+from tests.adapters.db.databases import empty_database
 from tests.adapters.slack.stack import ADMIN, APP_TOKEN, BOT_TOKEN
 from tests.fake_slack import FakeSlack
 from tests.fake_slack_rules import Json
@@ -139,17 +138,8 @@ def settled(read: Callable[[], list[Note]], *, quiet: float, timeout: float) -> 
 @pytest.fixture(scope="module")
 def database() -> Iterator[str]:
     """A fresh PostgreSQL database for the module, dropped afterwards (skipped without DATABASE_URL)."""
-    base = postgres_url()
-    name = f"nw_replicas_{uuid.uuid4().hex[:10]}"
-    admin = make_engine(base).execution_options(isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield base.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with empty_database("postgres", Path()) as url:
+        yield url
 
 
 def environment(home: Path, database_url: str, fake: FakeSlack) -> dict[str, str]:

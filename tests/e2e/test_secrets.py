@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nightwatch.cli import main
 from tests.adapters.secret_corpus import ALNUM, UPPER_DIGITS, URLSAFE, digits, fake
+from tests.e2e.cli import clean_env, run
 
 SLACK = f"xoxb-{digits(12)}-{fake(ALNUM, 12)}"
 ANTHROPIC = f"sk-ant-api03-{fake(URLSAFE, 93)}AA"
@@ -20,16 +20,8 @@ TOPIC = f"Our bot token {SLACK} and key {ANTHROPIC} leaked, rotate?"
 
 @pytest.fixture(autouse=True)
 def fresh_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "NIGHTWATCH_LLM", "DATABASE_URL", "SLACK_BOT_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NIGHTWATCH_HOME", str(home))
+    clean_env(monkeypatch, home)
     return home
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def memory_files(home: Path) -> dict[Path, str]:

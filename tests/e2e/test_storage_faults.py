@@ -16,23 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from nightwatch.cli import main
+from tests.e2e.cli import clean_env, run
 
 TOPIC = "Should we rotate the signing key this week?"
 
 
 @pytest.fixture(autouse=True)
 def fresh_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "NIGHTWATCH_LLM", "DATABASE_URL", "SLACK_BOT_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NIGHTWATCH_HOME", str(home))
+    clean_env(monkeypatch, home)
     return home
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def memory_folder(home: Path, persona: str = "maya", project: str = "demo") -> Path:

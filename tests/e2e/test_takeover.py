@@ -14,18 +14,17 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
 
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.db.schema import make_engine
 from nightwatch.domain.models import Deliberation, DeliberationStatus
-from tests.adapters.db.conftest import postgres_url
+from tests.adapters.db.databases import empty_database
 from tests.adapters.slack.stack import APP_TOKEN, BOT_TOKEN
 from tests.fake_anthropic import FakeAnthropic, answer, default_responder, slow
 from tests.fake_slack import FakeSlack
@@ -57,20 +56,8 @@ def distinct_answers() -> Any:
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest, home: Path) -> Iterator[str]:
     """One SQLite file, or a fresh PostgreSQL database dropped afterwards."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{home / 'nightwatch.db'}"
-        return
-    base = postgres_url()
-    name = f"nw_takeover_{uuid.uuid4().hex[:10]}"
-    admin = make_engine(base).execution_options(isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield base.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with empty_database(request.param, home) as url:
+        yield url
 
 
 def environment(home: Path, database_url: str, slack: FakeSlack, model: FakeAnthropic) -> dict[str, str]:

@@ -31,7 +31,7 @@ def empty_database(kind: str, folder: Path) -> Iterator[str]:
         yield f"sqlite:///{folder / 'nightwatch.db'}"
         return
     base = postgres_url()
-    name = f"nw_alembic_{uuid.uuid4().hex[:12]}"
+    name = f"nw_test_{uuid.uuid4().hex[:12]}"
     admin = make_engine(base).execution_options(isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
