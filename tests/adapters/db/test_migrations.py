@@ -213,3 +213,24 @@ def _alembic(*argv: str, env: dict[str, str]) -> subprocess.CompletedProcess[str
     """Run the `alembic` command from the project's folder, as a developer would."""
     command_line = [sys.executable, "-m", "alembic", *argv]
     return subprocess.run(command_line, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+
+
+def test_the_head_read_from_file_names_is_alembics_head() -> None:
+    assert head() == ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def test_a_database_at_the_head_is_answered_without_importing_alembic(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'nightwatch.db'}"
+    engine = make_engine(url)
+    try:
+        upgrade(engine)
+    finally:
+        engine.dispose()
+    script = (
+        "import sys\n"
+        "from nightwatch.adapters.db import make_engine, upgrade\n"
+        f"change = upgrade(make_engine({url!r}))\n"
+        "print(change.changed, 'alembic' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]
