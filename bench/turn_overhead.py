@@ -29,6 +29,7 @@ from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import (
+    Discarded,
     Lesson,
     LLMRequest,
     LLMResponse,
@@ -103,6 +104,9 @@ class BenchMemory:
         return block
 
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:
+        return []
+
+    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
         return []
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: list[str]) -> None:

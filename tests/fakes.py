@@ -330,6 +330,7 @@ class InMemoryDeliberationLog:
         self.deliberations: dict[int, Deliberation] = {}
         self.turn_rows: dict[int, list[Turn]] = {}
         self.summaries: dict[str, tuple[int, str]] = {}
+        self.extractions: dict[str, int] = {}
         self._next = 1
         self._lock = threading.Lock()
 
@@ -410,6 +411,12 @@ class InMemoryDeliberationLog:
 
     def summary(self, thread: str) -> tuple[int, str] | None:
         return self.summaries.get(thread)
+
+    def extracted(self, thread: str) -> int:
+        return self.extractions.get(thread, 0)
+
+    def save_extracted(self, thread: str, upto: int) -> None:
+        self.extractions[thread] = upto
 
 
 class FakeLiveness:

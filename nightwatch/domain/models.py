@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Literal
 
 
 def _frozen_map(value: Mapping[str, str] | None = None) -> Mapping[str, str]:
@@ -74,13 +75,18 @@ class Persona:
 
 # --- memory ------------------------------------------------------------------------------------------------------
 
+# What a lesson is about (memory/categories.py describes each and how curation treats it).
+Category = Literal["profile", "preferences", "entities", "events", "cases", "patterns"]
+
 
 @dataclass(frozen=True)
 class Lesson:
     """One remembered bullet. `id` is a short hash of the normalised text only (see memory.format.lesson_id).
 
-    `author` says which person wrote it (a Slack user id, or "cli" for the command line); None when the persona
-    recorded it itself.
+    `text` is the lesson's abstract: the one line injected into prompts. `overview` is its longer form, shown in
+    recall results, search and the Home tab (None: the abstract is all there is). `category` is None for lessons
+    written before categories, or by hand without one. `author` says which person wrote it (a Slack user id, or "cli"
+    for the command line); None when the persona recorded it itself.
     """
 
     id: str
@@ -93,10 +99,22 @@ class Lesson:
     injected: int = 0
     superseded_by: str | None = None
     author: str | None = None
+    category: Category | None = None
+    overview: str | None = None
 
     @property
     def stale(self) -> bool:
         return self.superseded_by is not None
+
+    @property
+    def abstract(self) -> str:
+        """The one line a prompt carries (the bullet's text)."""
+        return self.text
+
+    @property
+    def detail(self) -> str:
+        """What a person is shown: the overview, or the abstract when there is none."""
+        return self.overview or self.text
 
 
 @dataclass(frozen=True)
@@ -133,6 +151,16 @@ class ReflectionContext:
 
 
 @dataclass(frozen=True)
+class Discarded:
+    """A thread's older messages, folded into its summary and out of every later prompt: lessons are taken from them."""
+
+    kind: str
+    topic: str
+    messages: tuple[ThreadMessage, ...]
+    link: str | None = None
+
+
+@dataclass(frozen=True)
 class PendingLesson:
     """A lesson a memory write could not store, kept (with why) until a retry writes it; slugs, not names."""
 
@@ -146,6 +174,8 @@ class PendingLesson:
     kept_at: datetime
     id: int | None = None
     author: str | None = None  # who wrote it, when a person did (see Lesson.author)
+    category: Category | None = None  # see Lesson.category and Lesson.overview
+    overview: str | None = None
 
 
 @dataclass(frozen=True)
@@ -169,6 +199,7 @@ class Purpose(StrEnum):
     SUMMARY = "summary"
     PROACTIVE = "proactive"
     CURATION = "curation"
+    EXTRACTION = "extraction"  # lessons from a thread's older messages, as they are summarised away
 
 
 @dataclass(frozen=True)

@@ -251,6 +251,14 @@ class DeliberationLog(Protocol):
 
     def summary(self, thread: str) -> tuple[int, str] | None: ...
 
+    def extracted(self, thread: str) -> int:
+        """How many of the thread's messages, from its first, lessons were taken from (0 when none)."""
+        ...
+
+    def save_extracted(self, thread: str, upto: int) -> None:
+        """Record that lessons were taken from the thread's first `upto` messages (its summary is left as it is)."""
+        ...
+
 
 class Liveness(Protocol):
     """The processes that run deliberations: this one's name as an owner, and whether another owner has exited."""

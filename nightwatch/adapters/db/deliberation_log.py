@@ -201,6 +201,26 @@ class SqlDeliberationLog:
             row = conn.execute(query).first()
         return (int(row.covered), str(row.summary)) if row is not None else None
 
+    def extracted(self, thread: str) -> int:
+        query = select(thread_summaries.c.extracted).where(thread_summaries.c.thread == thread)
+        with self._engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        return int(found) if found is not None else 0
+
+    def save_extracted(self, thread: str, upto: int) -> None:
+        change = update(thread_summaries).where(thread_summaries.c.thread == thread).values(extracted=upto)
+        with self._engine.begin() as conn:
+            if conn.execute(change).rowcount:
+                return
+        # No summary was stored (the model failed to make one): keep the mark in an empty summary's row.
+        values = {"covered": 0, "summary": "", "updated_at": self._clock.now(), "extracted": upto}
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(insert(thread_summaries).values(thread=thread, **values))
+        except IntegrityError:
+            with self._engine.begin() as conn:
+                conn.execute(change)
+
 
 def _clean(text: str) -> str:
     return redact_backstop(text, "the deliberation log")

@@ -20,7 +20,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from nightwatch.adapters.db.schema import pending_lessons, utc
 from nightwatch.adapters.db.transactions import Bind, transaction
 from nightwatch.domain.errors import StorageError
-from nightwatch.domain.models import PendingLesson
+from nightwatch.domain.memory import CATEGORIES
+from nightwatch.domain.models import Category, PendingLesson
 
 
 class SqlPendingLessons:
@@ -96,6 +97,8 @@ def _values(lesson: PendingLesson) -> dict[str, object]:
         "error": lesson.error,
         "kept_at": lesson.kept_at.astimezone(UTC),
         "author": lesson.author,
+        "category": lesson.category,
+        "overview": lesson.overview,
     }
 
 
@@ -116,5 +119,12 @@ def _lesson(row: RowMapping) -> PendingLesson:
         error=row["error"],
         kept_at=kept_at.astimezone(UTC),
         author=row["author"],
+        category=_category(row["category"]),
+        overview=row["overview"],
         id=int(row["id"]),
     )
+
+
+def _category(value: str | None) -> Category | None:
+    """A stored category; anything else (a row written by hand) is no category, as a lesson's file would read it."""
+    return next((category for category in CATEGORIES if category == value), None)

@@ -112,6 +112,8 @@ thread_summaries = Table(
     Column("covered", Integer, nullable=False),
     Column("summary", Text, nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # Messages (from the thread's first) whose lessons were taken as they were summarised away: never taken twice.
+    Column("extracted", Integer, nullable=False, server_default=text("0")),
 )
 
 seen_events = Table(
@@ -152,6 +154,8 @@ pending_lessons = Table(  # lessons a memory write could not store, until a retr
     Column("error", Text, nullable=False),
     Column("kept_at", DateTime(timezone=True), nullable=False),
     Column("author", String(80), nullable=True),  # who wrote it, when a person did
+    Column("category", String(20), nullable=True),  # the lesson's category and overview, when it has them
+    Column("overview", Text, nullable=True),
     Index("ix_pending_lessons_persona", "persona", "project", "id"),
 )
 

@@ -4,6 +4,9 @@ Reflection gives 1-3 lessons a teammate could act on next time, each in the pers
 topic changes: the check its role makes before such a change merges, the opinion of its own that applied, and how
 to raise a concern so it closes faster (or, when a person had to decide, what evidence to bring). A persona the
 topic did not touch keeps one line on how little its role needed. No lesson restates the verdict.
+
+Extraction, from a long thread's messages as they are summarised away, keeps the sentences that decide, fix or
+prefer something or name a specific (see `extraction`), as what the thread found.
 """
 
 from __future__ import annotations
@@ -12,8 +15,18 @@ import re
 
 from nightwatch.adapters.offline.consensus import raises
 from nightwatch.adapters.offline.reading import Reading, check_for, lower_first, read
-from nightwatch.adapters.offline.text import MARK, keywords, overlap, sentence, sentences, unmark
-from nightwatch.adapters.offline.topic import capitalised
+from nightwatch.adapters.offline.text import (
+    CONCERN,
+    MARK,
+    ThreadLine,
+    clip,
+    keywords,
+    overlap,
+    sentence,
+    sentences,
+    unmark,
+)
+from nightwatch.adapters.offline.topic import capitalised, topic_phrase
 from nightwatch.domain.memory import Flavour
 from nightwatch.domain.models import Persona
 
@@ -34,25 +47,66 @@ _QUIET_LEAD = {
     "reversible": "A reversible change to {s} is decided fast, in one small PR with an owner.",
     "one_way": "A change to {s} is hard to undo; write the decision down before the PR.",
 }
+# What makes a sentence of a summarised message worth keeping, and how much.
+_EXTRACT_CUES: tuple[tuple[int, re.Pattern[str]], ...] = (
+    (3, re.compile(r"\b(decided|agreed|we will|we'll|go with|going with|chose|settled on)\b", re.IGNORECASE)),
+    (3, re.compile(r"\b(fixed|caused by|root cause|because|workaround|the fix)\b", re.IGNORECASE)),
+    (2, re.compile(r"\b(prefer\w*|always|never|convention)\b", re.IGNORECASE)),
+    (1, CONCERN),
+)
+_EXTRACT_FLOOR = 2
+_EXTRACT_WORDS = 5
 _OWN_LINE = re.compile(r"^- (?P<name>[^:\n]{1,40}?)(?: \([^)]*\))?: (?P<text>.+)$", re.MULTILINE)
 
 
-def reflection(persona: Persona, topic: str, outcome: str, discussion: str) -> list[str]:
-    """1-3 lessons from the persona's own angle (see the module docstring), each starting with MARK."""
+def reflection(persona: Persona, topic: str, outcome: str, discussion: str) -> list[tuple[str, str]]:
+    """1-3 lessons from the persona's own angle (see the module docstring), each starting with MARK, with why it was
+    learned (a clause for its overview)."""
     reading = read(persona, topic)
     subject = reading.topic.subject
+    role = persona.role or "team member"
     if not reading.relevant:
         quiet = _quiet(reading)
-        return [f"{MARK} {quiet.format(s=subject, S=capitalised(subject))}"]
-    lessons = [f"Before a change to {subject} merges, {check_for(reading, 'it', 'it')}."]
+        return [(f"{MARK} {quiet.format(s=subject, S=capitalised(subject))}", f"it touched little a {role} guards")]
+    lessons = [(f"Before a change to {subject} merges, {check_for(reading, 'it', 'it')}.", f"the check a {role} makes")]
     if reading.opinions:
-        lessons.append(f"{reading.opinions[0].text} — it held for {subject}.")
+        lessons.append(
+            (f"{reading.opinions[0].text} — it held for {subject}.", f"a view of {persona.name}'s own that held")
+        )
     follow_up = _follow_up(reading, outcome, _raised(persona, topic, discussion))
     if follow_up:
         lessons.append(follow_up)
     elif reading.peeve:
-        lessons.append(f"Watch for {lower_first(reading.peeve.text)} around {subject}.")
-    return [f"{MARK} {sentence(lesson)}" for lesson in lessons[:3]]
+        lessons.append((f"Watch for {lower_first(reading.peeve.text)} around {subject}.", "a trap worth watching"))
+    return [(f"{MARK} {sentence(lesson)}", why) for lesson, why in lessons[:3]]
+
+
+def extraction(persona: Persona, topic: str, lines: list[ThreadLine]) -> list[tuple[str, str]]:
+    """Up to 3 lessons from messages being summarised away: the sentences that carry a decision, a fix, a preference
+    or a specific (the persona's own first), each said as what the thread found, with who said it and the message for
+    its overview. None when no sentence carries one."""
+    subject = topic_phrase(topic).subject
+    found: list[tuple[int, int, str, ThreadLine]] = []
+    for order, line in enumerate(lines):
+        for said in sentences(unmark(line.text)):
+            weight = _weight(said) + (line.author == persona.name)
+            if weight >= _EXTRACT_FLOOR:
+                found.append((-weight, order, said, line))
+    chosen = sorted(found)[:3]
+    return [_extracted(subject, said, line) for _, _, said, line in sorted(chosen, key=lambda item: item[1])]
+
+
+def _extracted(subject: str, said: str, line: ThreadLine) -> tuple[str, str]:
+    lesson = f"{MARK} {sentence(f'From the thread on {subject}: {said}')}"
+    who = line.author or "Someone"
+    return lesson, f"{MARK} {who} said so before the thread was summarised: “{clip(unmark(line.text), 60)}”"
+
+
+def _weight(said: str) -> int:
+    """How much a sentence is worth keeping: what it decides, fixes or prefers, and whether it names specifics."""
+    if said.endswith("?") or len(said.split()) < _EXTRACT_WORDS:
+        return 0
+    return sum(weight for weight, cue in _EXTRACT_CUES if cue.search(said)) + bool(re.search(r"\d", said))
 
 
 def _quiet(reading: Reading) -> str:
@@ -62,13 +116,19 @@ def _quiet(reading: Reading) -> str:
     return _QUIET.get(reading.flavour, "{S} did not need the " + (reading.persona.role or "team") + " view.")
 
 
-def _follow_up(reading: Reading, outcome: str, raised: bool) -> str | None:
+def _follow_up(reading: Reading, outcome: str, raised: bool) -> tuple[str, str] | None:
     subject = reading.topic.subject
     if outcome == "HUMAN":
-        return f"When {subject} needs a person's call, bring the evidence that settles it (a repro, a number) early."
+        return (
+            f"When {subject} needs a person's call, bring the evidence that settles it (a repro, a number) early.",
+            "a person had to decide",
+        )
     if raised and reading.flavour in _RAISING:
         how = _RAISING[reading.flavour].format(s=subject)
-        return f"{capitalised(how)}; that turns it into an owned follow-up instead of another round."
+        return (
+            f"{capitalised(how)}; that turns it into an owned follow-up instead of another round.",
+            f"{reading.persona.name} raised a concern",
+        )
     return None
 
 

@@ -8,7 +8,8 @@ of their text).
 
 Who says what lives beside it: voice.py (turns), consensus.py (the lead's reading of the thread and its
 verdict: a check asked for or a risk named before the last round -> CHANGES with it as an action item; in the last
-round, HUMAN while one still blocks, else APPROVE with follow-ups), lessons.py (reflections, proactive notes).
+round, HUMAN while one still blocks, else APPROVE with follow-ups), lessons.py (reflections, extraction, proactive
+notes); categories.py gives each lesson its category, and a reflection's overview says where it was learned and why.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from collections.abc import Callable
 from nightwatch.adapters.offline import consensus as offline_consensus
 from nightwatch.adapters.offline import lessons as offline_lessons
 from nightwatch.adapters.offline import voice as offline_voice
+from nightwatch.adapters.offline.categories import category_for
 from nightwatch.adapters.offline.text import (
     MARK,
     ThreadLine,
     at_most,
+    block_lines,
     clip,
     everything,
     instruction,
@@ -35,6 +38,7 @@ from nightwatch.adapters.offline.text import (
     round_number,
     sentences,
     thread,
+    unmark,
 )
 from nightwatch.adapters.offline.topic import topic_phrase
 from nightwatch.domain.models import LLMRequest, LLMResponse, Purpose, Usage
@@ -43,6 +47,7 @@ from nightwatch.domain.tokens import estimate_tokens
 MODEL_NAME = "offline"
 SUMMARY_WORDS = 120
 _OUTCOME = re.compile(r"\bOutcome:\s*(APPROVE|CHANGES|HUMAN)\b")
+_KIND = re.compile(r"^Kind:\s*(\S.*)$", re.MULTILINE)
 _LEADS = re.compile(r"\byou lead this discussion\b", re.IGNORECASE)
 _PIN = "[pinned]"
 
@@ -100,13 +105,34 @@ def _curation(request: LLMRequest, topic: str) -> str:
 
 
 def reflection(request: LLMRequest, topic: str) -> str:
-    """1-3 `- ` lessons from the persona's angle, knowing the outcome the prompt names."""
+    """1-3 lessons from the persona's angle, knowing the outcome the prompt names, in the structured form: each a
+    `- [category] lesson` line and an indented `> overview` line (see domain/memory/answers.py)."""
     asked = everything(request)
     if request.persona is None:
         return f"- {MARK} {clip(topic_phrase(topic).phrase, 8)} is worth remembering for next time."
-    outcome = _OUTCOME.search(asked)
-    lessons = offline_lessons.reflection(request.persona, topic, outcome.group(1) if outcome else "", asked)
-    return "\n".join(f"- {lesson}" for lesson in lessons)
+    found = _OUTCOME.search(asked)
+    outcome = found.group(1) if found else ""
+    kind = _KIND.search(asked)
+    where = f"the {kind.group(1).strip()}" if kind else "a discussion"
+    ended = f", which ended {outcome}" if outcome else ""
+    lessons = offline_lessons.reflection(request.persona, topic, outcome, asked)
+    subject = topic_phrase(topic).subject
+    return "\n".join(
+        _structured(lesson, f"{MARK} Learned in {where} on {subject}{ended}: {why}.") for lesson, why in lessons
+    )
+
+
+def _extraction(request: LLMRequest, topic: str) -> str:
+    """Up to 3 structured lessons from the messages being summarised away, or NONE (see lessons.extraction)."""
+    if request.persona is None:
+        return "NONE"
+    lines = block_lines(request.system.text, "messages")
+    found = offline_lessons.extraction(request.persona, topic, lines)
+    return "\n".join(_structured(lesson, overview) for lesson, overview in found) or "NONE"
+
+
+def _structured(lesson: str, overview: str) -> str:
+    return f"- [{category_for(unmark(lesson))}] {lesson}\n  > {overview}"
 
 
 def compaction(asked: str) -> str:
@@ -149,4 +175,5 @@ _ANSWERS: dict[Purpose, Callable[[LLMRequest, str], str]] = {
     Purpose.SUMMARY: _summary,
     Purpose.PROACTIVE: _proactive,
     Purpose.CURATION: _curation,
+    Purpose.EXTRACTION: _extraction,
 }

@@ -11,7 +11,8 @@ The cues it understands (documented for whoever writes the prompts):
 - `at most N lessons` gives the compaction limit; the lessons are the last run of `- ` lines, `[pinned] ` or `📌`
   marking pinned ones; a memory section starts at a heading naming memory, lessons or what is remembered and ends
   at the next heading or at `</memory>`, the end of the block that holds the notes;
-- `Outcome: APPROVE|CHANGES|HUMAN` gives the outcome a reflection is about;
+- `Outcome: APPROVE|CHANGES|HUMAN` gives the outcome a reflection is about, `Kind: K` the kind of interaction;
+- an extraction's messages are the `- Name: text` lines between `<messages>` and `</messages>`;
 - `N. owner - action` lines in a turn's instruction are the lead's action items from its call for another round,
   and `You lead this discussion` marks the lead's own turn (llm.py reads these two).
 """
@@ -192,6 +193,21 @@ def _messages_before_instruction(request: LLMRequest) -> list[ThreadLine]:
             lines.append(ThreadLine(match.group(1).strip(), unmark(f"{match.group(2)} {rest}".strip())))
         else:
             lines.append(ThreadLine("", unmark(message.content)))
+    return lines
+
+
+def block_lines(text: str, tag: str) -> list[ThreadLine]:
+    """The `- Name: text` lines between `<tag>` and `</tag>` (a person's marked `(a person)`), continuations joined."""
+    lines: list[ThreadLine] = []
+    inside = False
+    for raw in text.splitlines():
+        if raw.strip() in (f"<{tag}>", f"</{tag}>"):
+            inside = raw.strip() == f"<{tag}>"
+        elif inside and raw.startswith("- "):
+            match = _BULLET_LINE.match(raw[2:].strip())
+            lines.append(ThreadLine(match.group(1), match.group(2)) if match else ThreadLine("", raw[2:].strip()))
+        elif inside and raw.strip() and lines:
+            lines[-1] = ThreadLine(lines[-1].author, f"{lines[-1].text} {raw.strip()}")
     return lines
 
 

@@ -281,8 +281,9 @@ class DeliberationEngine:
         )
         reflections = reflect_all(self._memory, state.poster, participants(state), scope.project, context)
         note_injected(self._memory, state)
-        result = self._result(state, DeliberationStatus.DONE, verdict, reflections.remembered, finished)
-        return replace(result, unsaved=tuple(reflections.unsaved))
+        remembered = [*state.remembered, *reflections.remembered]
+        result = self._result(state, DeliberationStatus.DONE, verdict, remembered, finished)
+        return replace(result, unsaved=(*state.unsaved, *reflections.unsaved))
 
     def _ended(self, state: RunState, status: DeliberationStatus, notice: str) -> DeliberationResult:
         """Close the deliberation before a decision (stopped, or given up on) and say so in the thread."""
@@ -296,7 +297,7 @@ class DeliberationEngine:
             "Stopped before a decision; ask again, or decide in the thread.",
             (f"The deliberation ended {status.value}.",),
         )
-        return self._result(state, status, verdict, [], now)
+        return replace(self._result(state, status, verdict, state.remembered, now), unsaved=tuple(state.unsaved))
 
     def _result(
         self,

@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
+from nightwatch.domain.deliberation.extraction import learn_discarded
 from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
@@ -19,12 +20,14 @@ from nightwatch.domain.errors import LLMError, NightWatchError
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
+    Discarded,
     Lesson,
     LLMRequest,
     MemoryBlock,
     Persona,
     Purpose,
     ReflectionContext,
+    RememberedLesson,
     SystemPrompt,
     ThreadMessage,
     Turn,
@@ -46,6 +49,8 @@ class PersonaMemory(Protocol):
     def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock: ...
 
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
+
+    def extract(self, persona: Persona, project: str, discarded: Discarded) -> builtins.list[Lesson]: ...
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: builtins.list[str]) -> None: ...
 
@@ -133,6 +138,8 @@ class RunState:
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
     changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
     taken: set[tuple[str, int]] = field(default_factory=set)  # (name casefolded, round) stored before a takeover
+    remembered: list[RememberedLesson] = field(default_factory=list)  # taken from summarised messages (extraction.py)
+    unsaved: list[str] = field(default_factory=list)  # one message per extraction whose lessons storage refused
 
     @property
     def id(self) -> int:
@@ -206,9 +213,11 @@ class TurnTaker:
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
 
     def window(self, state: RunState, messages: list[ThreadMessage]) -> ThreadWindow:
-        """The thread window for the next call (summarising older messages when they fell out)."""
+        """The thread window for the next call (summarising older messages when they fell out, and taking lessons
+        from them once: extraction.py)."""
         window = self._context.window(state.scope.thread, messages, state.scope.topic)
         self.add_usage(state, window.usage)
+        learn_discarded(self._memory, self._log, state, messages, window.covered)
         return window
 
     def read_memory(self, state: RunState, persona: Persona, window: ThreadWindow) -> MemoryBlock:

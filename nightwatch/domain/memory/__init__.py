@@ -4,7 +4,9 @@ The service reads memory for a turn, records what a reflection learned (junk gua
 the document bounded by compaction. Other rooms use the names below, not the modules behind them.
 """
 
+from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import line_cost
+from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS, Category, validate_category
 from nightwatch.domain.memory.curation import is_duplicate
 from nightwatch.domain.memory.format import CLI_AUTHOR
 from nightwatch.domain.memory.inputs import (
@@ -18,15 +20,18 @@ from nightwatch.domain.memory.inputs import (
 )
 from nightwatch.domain.memory.pending import Retried, orphans
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
-from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
 from nightwatch.domain.memory.unread import unread_summary
 
 __all__ = [
+    "CATEGORIES",
     "CLI_AUTHOR",
+    "DESCRIPTIONS",
     "LESSON_MAX",
     "QUERY_MAX",
     "SEARCH_MAX",
+    "Category",
     "Flavour",
     "MemoryBlockPrompt",
     "MemoryPolicy",
@@ -40,6 +45,7 @@ __all__ = [
     "merge_imported",
     "orphans",
     "unread_summary",
+    "validate_category",
     "validate_lesson",
     "validate_lesson_id",
     "validate_query",

@@ -7,11 +7,12 @@ follow the meaning-based rule every lesson had before categories.
 
 from __future__ import annotations
 
-from typing import Final, Literal, get_args
+from typing import Final, get_args
 
 from nightwatch.domain.errors import InvalidInputError
+from nightwatch.domain.models import Category  # declared beside Lesson, which carries one
 
-Category = Literal["profile", "preferences", "entities", "events", "cases", "patterns"]
+__all__ = ["CATEGORIES", "DESCRIPTIONS", "Category", "validate_category"]
 
 CATEGORIES: Final[tuple[Category, ...]] = get_args(Category)
 

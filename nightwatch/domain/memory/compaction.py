@@ -1,7 +1,8 @@
 """Rebuilding a memory file from a model's condensed list of lessons, validated before anything is written.
 
-Lessons the model kept word for word stay in their dated sections with their counts; new condensed lessons go under
-`## <date> · compaction`; pinned lessons are always kept; the history section keeps its newest entries.
+Lessons the model kept word for word stay in their dated sections with their counts, category and overview; new
+condensed lessons go under `## <date> · compaction`, with the category the model gave each (no overview); pinned
+lessons are always kept; the history section keeps its newest entries.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
 from nightwatch.domain.errors import LLMError
+from nightwatch.domain.memory.answers import Candidate, parse_candidates
 from nightwatch.domain.memory.cache import DocumentCache
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
-from nightwatch.domain.memory.reflection import CompactionItem, CompactionPrompt, ask, flavour_for, parse_lessons
+from nightwatch.domain.memory.reflection import CompactionItem, CompactionPrompt, ask, flavour_for
 from nightwatch.domain.models import CompactionResult, Lesson, Persona, Purpose
 from nightwatch.domain.ports import LLM, MemoryStore
 
@@ -55,7 +57,7 @@ class Compactor:
         except LLMError as err:
             log.warning("Compaction of %s's memory of %s failed: %s", persona.name, project, err)
             return CompactionResult(before, before, False, f"Memory left as it was: the model failed ({err}).")
-        lessons = parse_lessons(answer, max_chars=self.max_lesson_chars)
+        lessons = parse_candidates(answer, max_chars=self.max_lesson_chars)
         result = compacted(doc, lessons, target=self.target, day=day)
         if result.document is None:
             log.warning("Compaction of %s's memory of %s refused: %s", persona.name, project, result.message)
@@ -80,7 +82,7 @@ class Compactor:
             flavour=flavour_for(persona.role).value,
             project=project,
             target=self.target,
-            lessons=tuple(CompactionItem(lesson.text, lesson.pinned) for lesson in live),
+            lessons=tuple(CompactionItem(lesson.text, lesson.pinned, lesson.category or "") for lesson in live),
         )
         budget = min(8000, 200 + 120 * self.target)
         return ask(self.llm, Purpose.COMPACTION, persona, prompt.render(), topic=project, max_tokens=budget)
@@ -88,7 +90,7 @@ class Compactor:
 
 def compacted(
     doc: MemoryDocument,
-    answer: list[str],
+    answer: list[Candidate],
     *,
     target: int,
     day: date,
@@ -107,8 +109,8 @@ def compacted(
     live = doc.live()
     known = {lesson.id for lesson in live}
     pinned = {lesson.id for lesson in live if lesson.pinned}
-    fresh = [text for text in answer if lesson_id(text) not in known and lesson_id(text) not in exclude]
-    kept = [lesson_id(text) for text in answer if lesson_id(text) in known]
+    fresh = [item for item in answer if lesson_id(item.text) not in known and lesson_id(item.text) not in exclude]
+    kept = [lesson_id(item.text) for item in answer if lesson_id(item.text) in known]
     readded = pinned - set(kept)
     overflow = len(kept) + len(fresh) + len(readded) - target
     # Re-added pinned lessons make room by dropping the model's last new lessons, then its last kept ones.
@@ -127,12 +129,18 @@ def compacted(
 
     result = _drop_empty_sections(doc.map_lessons(change))
     result = _trim_history(result, target)
-    result = result.append(
-        (Lesson(id=lesson_id(text), text=text, recorded_at=_midnight(day), kind="compaction") for text in fresh),
-        day,
-        "compaction",
-        None,
+    condensed = (
+        Lesson(
+            id=lesson_id(item.text),
+            text=item.text,
+            recorded_at=_midnight(day),
+            kind="compaction",
+            category=item.category,
+            overview=item.overview,
+        )
+        for item in fresh
     )
+    result = result.append(condensed, day, "compaction", None)
     count = len(result.live())
     note = f"; re-added {len(readded)} pinned lesson(s) the model left out" if readded else ""
     return Compacted(result, f"compacted {len(live)} lessons to {count}{note}", kept=count)

@@ -7,6 +7,12 @@ close in meaning that says something changed ("now", "moved to", "no longer") an
 decision supersedes the older one; anything else is created.
 The same neighbours are what a model is shown when it is asked. The junk guard lives in `junk.py`, what a lesson
 says (words and specifics) in `specifics.py`.
+
+A candidate's category can fix the outcome before any of that, and then no model advice changes it (`by_category`):
+`events` and `cases` are always created (each happened once: only the same words merge, since two lessons cannot
+share an id); `profile` and `preferences` update the entry of their category nearest in meaning, when one is close
+enough: a restatement counts it as seen again, anything else replaces it (the older entry goes to the history); the
+other categories, and lessons without one, follow the rule above.
 """
 
 from __future__ import annotations
@@ -19,19 +25,20 @@ from typing import ClassVar, Literal
 
 from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import Features, conflict, features, flips, overlap, same_specifics, says_change
-from nightwatch.domain.models import Lesson
+from nightwatch.domain.models import Category, Lesson
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.vectors import LessonVectors, Matrix, nearest
 from nightwatch.prompts import Prompt
 
-Action = Literal["create", "merge", "skip", "supersede"]
-ACTIONS: frozenset[str] = frozenset({"create", "merge", "skip", "supersede"})
+Action = Literal["create", "merge", "skip", "supersede", "update"]
+ACTIONS: frozenset[str] = frozenset({"create", "merge", "skip", "supersede"})  # what a model may answer
 
 # By meaning (cosine of all-MiniLM-L6-v2 vectors; chosen on the tuning half of bench/data/persona_lessons.jsonl):
 DUPLICATE_MEANING = 0.65  # a paraphrase this close, with the same specifics, says the same thing
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
 RELATED_MEANING = 0.45  # ... this close is worth showing the model
 NEIGHBOURS = 5
+ENTRY_MEANING = 0.6  # a profile or preference entry this close is the one a new lesson of its category updates
 SWAP_OVERLAP = 0.5  # word overlap above which one exchanged word means another subject, not a paraphrase
 
 # By shared words, for lessons without a vector (share of content words in common):
@@ -42,7 +49,11 @@ RELATED_OVERLAP = 0.3
 
 @dataclass(frozen=True)
 class Curation:
-    """What to do with a new lesson: create it, merge it into `target`, skip it, or supersede `target` with it."""
+    """What to do with a new lesson: create it, merge it into `target`, skip it, or supersede `target` with it.
+
+    "update" (never a model's answer) supersedes `target` and carries its pin and counts over: the same entry with
+    newer words (see `by_category`).
+    """
 
     action: Action
     target: str | None = None
@@ -62,6 +73,7 @@ class RelatedLesson:
 
     id: str
     text: str
+    category: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", as_data(self.text))
@@ -78,6 +90,7 @@ class CurationPrompt(Prompt):
     project: str
     candidate: str
     related: tuple[RelatedLesson, ...]
+    category: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "candidate", as_data(self.candidate))  # data inside its <memory> block
@@ -89,7 +102,8 @@ class CurationPrompt(Prompt):
             role="Implementer",
             project="night-watch",
             candidate="The release train now runs on Thursdays.",
-            related=(RelatedLesson("ab12cd34", "The release train runs on Tuesdays."),),
+            related=(RelatedLesson("ab12cd34", "The release train runs on Tuesdays.", "patterns"),),
+            category="patterns",
         )
 
 
@@ -138,6 +152,32 @@ def decide(candidate: str, existing: Sequence[Lesson], near: Sequence[Neighbour]
     if updated is not None:
         return Curation("supersede", updated.id)
     return Curation("create")
+
+
+def by_category(
+    candidate: str, category: Category | None, existing: Sequence[Lesson], same: Sequence[Neighbour]
+) -> Curation | None:
+    """The outcome a candidate's category fixes (see the module docstring); None where the rule above decides.
+
+    `same` are the candidate's nearest lessons of its own category, closest first.
+    """
+    if category in ("events", "cases"):
+        cid = lesson_id(candidate)
+        return Curation("merge", cid) if any(lesson.id == cid for lesson in existing) else Curation("create")
+    if category not in ("profile", "preferences"):
+        return None
+    entry = next((n for n in same if _same_entry(n, candidate)), None)
+    if entry is None:
+        return None
+    if entry.lesson.id == lesson_id(candidate) or _restates(entry.lesson.text, entry.similarity, candidate):
+        return Curation("merge", entry.lesson.id)
+    return Curation("update", entry.lesson.id)
+
+
+def _same_entry(neighbour: Neighbour, candidate: str) -> bool:
+    if neighbour.similarity is not None:
+        return neighbour.similarity >= ENTRY_MEANING
+    return overlap(features(neighbour.lesson.text).words, features(candidate).words) >= SAME_SUBJECT_OVERLAP
 
 
 def is_duplicate(a: str, b: str, similarity: float | None = None) -> bool:

@@ -14,11 +14,13 @@ from nightwatch.domain.models import Lesson
 
 HISTORY_TITLE = "Superseded"
 PIN = "📌"
+OVERVIEW_MARK = "  > "  # how an overview line starts: a quote inside the bullet's list item
 
 
 @dataclass(frozen=True)
 class Line:
-    """One line of the file: a lesson (with its original text while nobody changed it) or a line kept verbatim."""
+    """One line of the file: a lesson (with its original text while nobody changed it: the bullet and its overview
+    lines, joined by newlines) or a line kept verbatim."""
 
     raw: str | None = None
     lesson: Lesson | None = None
@@ -149,13 +151,16 @@ def new_document(title: str) -> MemoryDocument:
 
 
 def render_lesson(lesson: Lesson | None) -> str:
-    """One bullet line for a lesson, with metadata in a trailing HTML comment only when it is not the default."""
+    """One bullet line for a lesson, with metadata in a trailing HTML comment only when it is not the default, and
+    its overview (when it has one) as an indented `> ` line under it."""
     if lesson is None:
         return ""
     meta: list[str] = []
     if lesson.stale:
         meta.append(f"superseded-by:{lesson.superseded_by}")
         meta.append(f"on:{lesson.recorded_at.date().isoformat()}")
+    if lesson.category:
+        meta.append(f"cat:{lesson.category}")
     if lesson.author:
         meta.append(f"by:{lesson.author}")
     if lesson.seen != 1:
@@ -165,7 +170,8 @@ def render_lesson(lesson: Lesson | None) -> str:
     body = f"~~{lesson.text}~~" if lesson.stale else lesson.text
     pin = f"{PIN} " if lesson.pinned else ""
     comment = f" <!-- {' '.join(meta)} -->" if meta else ""
-    return f"- {pin}{body}{comment}"
+    overview = f"\n{OVERVIEW_MARK}{lesson.overview}" if lesson.overview else ""
+    return f"- {pin}{body}{comment}{overview}"
 
 
 def _split_trailing_blanks(lines: tuple[Line, ...]) -> tuple[tuple[Line, ...], tuple[Line, ...]]:

@@ -4,16 +4,21 @@
 
     ## 2026-11-21 · deliberation · https://example.slack.com/archives/C1/p1700000000
     - The auth module couples to the session store; review changes to both together.
-    - 📌 Never merge a migration without a rollback script. <!-- seen:3 injected:12 -->
+    - 📌 Never merge a migration without a rollback script. <!-- cat:patterns seen:3 injected:12 -->
+      > A migration merged without one in March took the billing tables down for an hour; the rollback was
+      > written by hand under pressure.
     - Staging data is wiped every Monday. <!-- by:U123ABC -->
 
     ## Superseded
     - ~~Release train runs on Tuesdays.~~ <!-- superseded-by:ab12cd34 on:2026-11-21 -->
 
-A lesson is a bullet in any form a person types (`-`, `*`, `+`, `•`, `1.`, `2)`, indented or not); its trailing
-comment holds its metadata, and a bullet whose comment is malformed is not read as a lesson. Every line that is not
-a lesson is kept verbatim (see document.py), and so is every lesson nobody changed; a rewritten lesson is written
-back in the `- ` form. Parsing never raises; unread.py finds the kept lines worth telling a person about.
+A lesson is a bullet in any form a person types (`-`, `*`, `+`, `•`, `1.`, `2)`, indented or not); its text is the
+lesson's abstract, its trailing comment holds its metadata (`cat:` its category), and a bullet whose comment is
+malformed is not read as a lesson. The indented `> ` lines right under a bullet are its overview (a person may wrap
+it over several; Night Watch writes one): a quote inside the list item in any markdown viewer. Every line that is
+not a lesson is kept verbatim (see document.py), and so is every lesson nobody changed, overview lines included; a
+rewritten lesson is written back in the `- ` form. Parsing never raises; unread.py finds the kept lines worth
+telling a person about (an overview line without words, or with a comment in it, is one of them).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from functools import lru_cache
 
+from nightwatch.domain.memory.categories import CATEGORIES
 from nightwatch.domain.memory.document import (
     HISTORY_TITLE,
     PIN,
@@ -33,7 +39,7 @@ from nightwatch.domain.memory.document import (
     new_document,
     render_lesson,
 )
-from nightwatch.domain.models import Lesson
+from nightwatch.domain.models import Category, Lesson
 
 __all__ = [
     "CLI_AUTHOR",
@@ -45,7 +51,9 @@ __all__ = [
     "Section",
     "bullet_text",
     "clean_lesson_text",
+    "clean_overview",
     "header_part",
+    "lesson_block",
     "lesson_id",
     "live_line_count",
     "new_document",
@@ -71,6 +79,8 @@ _AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _MARKS = frozenset("-*+•")
 _FIRST = frozenset("-*+•0123456789 \t")  # the first characters of a line that may be a bullet
 _NUMBERED = re.compile(r"\d{1,3}[.)](?:\s+|$)")
+_OVERVIEW = re.compile(r"[ \t]+>[ \t]?(.*)")  # an indented quote line: part of the overview of the bullet above
+_CATEGORIES: dict[str, Category] = {category: category for category in CATEGORIES}
 
 
 def normalise(text: str) -> str:
@@ -106,6 +116,12 @@ def clean_lesson_text(text: str) -> str:
     return body.replace("~~", "").strip()
 
 
+def clean_overview(text: str) -> str:
+    """Make text safe as a lesson's overview line: one line, no comment markup ('' when nothing is left)."""
+    body = " ".join(text.replace("<!--", " ").replace("-->", " ").split())
+    return body if _has_word(body) else ""
+
+
 def valid_author(author: str) -> bool:
     """True when `author` fits a lesson's metadata: one word of letters, digits, '.', '_' or '-' (a Slack user id)."""
     return bool(_AUTHOR.fullmatch(author))
@@ -117,14 +133,17 @@ def header_part(text: str) -> str:
 
 
 def live_line_count(text: str) -> int:
-    """Lines outside the history section, counted without a full parse (the compaction trigger)."""
+    """Lines outside the history section, counted without a full parse (the compaction trigger).
+
+    An overview line counts with its lesson, not on its own: a lesson with an overview is one line of the limit.
+    """
     count = 0
     history = False
     for raw in text.splitlines():
         header = _HEADER.match(raw)
         if header:
             history = header.group(1).strip().lower() in _HISTORY_NAMES
-        count += not history
+        count += not history and not (raw[:1] in " \t" and _OVERVIEW.fullmatch(raw))
     return count
 
 
@@ -137,17 +156,54 @@ def parse(text: str) -> MemoryDocument:
     sections: list[Section] = []
     current = Section(header=None)
     lines: list[Line] = []
-    for raw in raw_lines:
+    at, end = 0, len(raw_lines)
+    while at < end:
+        raw = raw_lines[at]
+        at += 1
         header = _HEADER.match(raw) if raw.startswith("##") else None
         if header:
             sections.append(_with_lines(current, lines))
             current, lines = _section(raw, header.group(1)), []
             continue
         # Only a line that starts with a bullet mark, a digit or indentation can be a lesson: prose skips the parser.
-        lesson = _lesson(raw, current.day, current.kind, current.link, current.history) if raw[:1] in _FIRST else None
+        if raw[:1] not in _FIRST:
+            lines.append(Line(raw=raw))
+            continue
+        parts: list[str] = []
+        while at + len(parts) < end and (part := _overview_line(raw_lines[at + len(parts)])) is not None:
+            parts.append(part)
+        overview = " ".join(parts) if parts else None
+        lesson = _lesson(raw, current.day, current.kind, current.link, current.history, overview)
+        if lesson is not None and parts:  # a bullet that is no lesson has no overview: its quote lines stay lines
+            raw = "\n".join(raw_lines[at - 1 : at + len(parts)])
+            at += len(parts)
         lines.append(Line(raw=raw, lesson=lesson))
     sections.append(_with_lines(current, lines))
     return MemoryDocument(sections=tuple(sections), trailing_newline=trailing or not text)
+
+
+def lesson_block(raw: str, section: Section) -> Lesson | None:
+    """The lesson a bullet line and its overview lines (`raw`, joined by newlines) hold in `section`, as `parse`
+    reads them there; None when `raw` is not exactly one lesson."""
+    first, *rest = raw.split("\n")
+    if first[:1] not in _FIRST:
+        return None
+    parts = [_overview_line(line) for line in rest]
+    if any(part is None for part in parts):
+        return None
+    overview = " ".join(part for part in parts if part is not None) or None
+    return _lesson(first, section.day, section.kind, section.link, section.history, overview)
+
+
+def _overview_line(raw: str) -> str | None:
+    """The text of an overview line (`  > text`), or None when the line is not one (no words, or markup in it)."""
+    if raw[:1] not in " \t":
+        return None
+    found = _OVERVIEW.fullmatch(raw)
+    if found is None:
+        return None
+    text = found.group(1).strip()
+    return text if _has_word(text) and "<!--" not in text and "-->" not in text else None
 
 
 def _with_lines(section: Section, lines: list[Line]) -> Section:
@@ -173,8 +229,11 @@ def _section(raw: str, body: str) -> Section:
 
 
 @lru_cache(maxsize=32768)
-def _lesson(raw: str, day: date | None, kind: str, link: str | None, history: bool) -> Lesson | None:
-    """One bullet line as a lesson; None for any other line, and for a bullet it cannot use (see `unread_lines`).
+def _lesson(
+    raw: str, day: date | None, kind: str, link: str | None, history: bool, overview: str | None = None
+) -> Lesson | None:
+    """One bullet line (and the overview under it) as a lesson; None for any other line, and for a bullet it cannot
+    use (see `unread_lines`).
 
     Cached: a rewrite re-parses mostly unchanged lines.
     """
@@ -210,6 +269,8 @@ def _lesson(raw: str, day: date | None, kind: str, link: str | None, history: bo
         injected=_count(fields.get("injected"), 0),
         superseded_by=superseded_by,
         author=fields.get("by"),
+        category=_CATEGORIES.get(fields.get("cat", "").lower()),
+        overview=overview,
     )
 
 
@@ -280,4 +341,5 @@ _FIELDS: dict[str, Callable[[str], bool]] = {
     "superseded-by": bool,
     "on": _is_date,
     "by": valid_author,
+    "cat": lambda value: value.lower() in _CATEGORIES,  # one of the six names
 }

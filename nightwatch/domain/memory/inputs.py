@@ -1,4 +1,5 @@
-"""What a person may give memory: a lesson's text, a lesson's id, and a search query with how many hits to show."""
+"""What a person may give memory: a lesson's text and overview, a lesson's id, and a search query with how many hits
+to show."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import re
 
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.inputs import check_printable, check_text, shown, whole_number
-from nightwatch.domain.memory.format import clean_lesson_text
+from nightwatch.domain.memory.answers import OVERVIEW_MAX
+from nightwatch.domain.memory.format import clean_lesson_text, clean_overview
 
 LESSON_MAX = 400
 QUERY_MAX = 500
@@ -23,6 +25,15 @@ def validate_lesson(raw: object, limit: int = LESSON_MAX) -> str:
     if len(lesson) > limit:
         raise InvalidInputError(f"That lesson is {len(lesson)} characters long; shorten it to at most {limit}.")
     return check_printable(lesson, what="The lesson")
+
+
+def validate_overview(raw: object, limit: int = OVERVIEW_MAX) -> str:
+    """Return a lesson's overview as one clean line ('' for none), or raise InvalidInputError: at most `limit`
+    characters of printable text."""
+    overview = clean_overview(raw) if isinstance(raw, str) else ""
+    if len(overview) > limit:
+        raise InvalidInputError(f"That overview is {len(overview)} characters long; shorten it to at most {limit}.")
+    return check_printable(overview, what="The overview") if overview else ""
 
 
 def validate_lesson_id(raw: object) -> str:

@@ -1,11 +1,12 @@
 """Lessons a storage fault kept out of memory: held through the PendingLessons port, written later, in order.
 
 When writing lessons fails on storage (a folder or a link where main.md should be, a full disk, no permission), the
-lessons are kept with the interaction's kind, link and day and the error, and the caller gets a LessonsPendingError
-saying so. The next write to that persona's memory of that project first writes what is kept for it, oldest first,
-and `nightwatch memory retry` does the same on demand. Each kept lesson goes through the normal write path (junk
-guard already passed, dedup and curation apply), filed under its own day, and is removed only once written. If even
-keeping them fails (the database is down too), the error lists the lessons so a person can add them by hand.
+lessons are kept, with their category and overview, the interaction's kind, link and day and the error, and the
+caller gets a LessonsPendingError saying so. The next write to that persona's memory of that project first writes
+what is kept for it, oldest first, and `nightwatch memory retry` does the same on demand. Each kept lesson goes
+through the normal write path (junk guard already passed, dedup and curation apply), filed under its own day, and is
+removed only once written. If even keeping them fails (the database is down too), the error lists the lessons so a
+person can add them by hand.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from nightwatch.domain.errors import LessonsPendingError, StorageError
+from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.recording import Entry
 from nightwatch.domain.models import PendingLesson, Persona
 from nightwatch.domain.ports import Clock, PendingLessons
@@ -23,7 +25,7 @@ log = logging.getLogger(__name__)
 
 RETRY = "`nightwatch memory retry`"
 
-Write = Callable[[list[str], Entry], object]  # writes lessons to one memory; raises StorageError (or OSError)
+Write = Callable[[list[Candidate], Entry], object]  # writes lessons to one memory; raises StorageError (or OSError)
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,11 @@ class KeptLessons:
         self._pending = pending
         self._clock = clock
 
-    def keep(self, persona: Persona, project: str, texts: Sequence[str], entry: Entry, err: Exception) -> StorageError:
+    def keep(
+        self, persona: Persona, project: str, candidates: Sequence[Candidate], entry: Entry, err: Exception
+    ) -> StorageError:
         """Keep these lessons for a retry; return the error telling a person what failed and that they are kept."""
+        texts = [candidate.text for candidate in candidates]
         reason = describe(err)
         whose = f"{persona.name}'s lesson" + ("s" if len(texts) != 1 else "")
         if self._pending is None:
@@ -53,9 +58,19 @@ class KeptLessons:
         now = self._clock.now()
         rows = [
             PendingLesson(
-                persona.slug, project, text, entry.kind, entry.day, entry.link, reason, now, author=entry.author
+                persona.slug,
+                project,
+                candidate.text,
+                entry.kind,
+                entry.day,
+                entry.link,
+                reason,
+                now,
+                author=entry.author,
+                category=candidate.category,
+                overview=candidate.overview,
             )
-            for text in texts
+            for candidate in candidates
         ]
         try:
             self._pending.keep(rows)
@@ -91,7 +106,7 @@ class KeptLessons:
         written = 0
         for batch in _batches(waiting):
             try:
-                write([lesson.text for lesson in batch], _entry(batch[0]))
+                write([Candidate(lesson.text, lesson.category, lesson.overview) for lesson in batch], _entry(batch[0]))
             except (StorageError, OSError) as err:
                 _note_failure(pending, waiting[written:], describe(err))
                 raise

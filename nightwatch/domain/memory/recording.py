@@ -1,7 +1,8 @@
 """Recording a lesson into a memory document: create it, merge it into a restatement, or supersede what it updates.
 
 Runs inside the store's lock (pure and fast); a model's advice, when there is any, was fetched before the lock, and so
-were the vectors of the candidates and of the lessons they are compared with (a `VectorTable`).
+were the vectors of the candidates and of the lessons they are compared with (a `VectorTable`). A candidate's
+category may fix the outcome whatever the advice (curation.by_category).
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
 from nightwatch.domain.errors import LLMError
+from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.curation import (
     Curation,
     CurationPrompt,
     Neighbour,
     RelatedLesson,
+    by_category,
     decide,
     neighbours,
     parse_curation,
@@ -41,7 +44,8 @@ class Recorded:
 
     @property
     def created(self) -> bool:
-        return self.action in ("create", "supersede")
+        """True when the candidate is now a lesson of its own (an update is the entry's new wording)."""
+        return self.action in ("create", "supersede", "update")
 
 
 @dataclass(frozen=True)
@@ -62,55 +66,79 @@ def near(candidate: str, live: Sequence[Lesson], table: VectorTable | None) -> l
     return neighbours(candidate, probe, live, table.aligned([vector_key(lesson.text) for lesson in live]))
 
 
+def fixed_by_category(candidate: Candidate, live: Sequence[Lesson], table: VectorTable | None) -> Curation | None:
+    """The outcome the candidate's category fixes, which no advice changes; None where the meaning rule decides."""
+    if candidate.category is None:
+        return None
+    same: list[Neighbour] = []
+    if candidate.category in ("profile", "preferences"):
+        same = near(candidate.text, [lesson for lesson in live if lesson.category == candidate.category], table)
+    return by_category(candidate.text, candidate.category, live, same)
+
+
 def choose(
     doc: MemoryDocument,
-    candidate: str,
+    candidate: Candidate,
     hint: Curation | None,
     table: VectorTable | None = None,
     *,
     allow_skip: bool = True,
 ) -> Curation:
-    """Restatements always merge; otherwise a model's valid advice wins over the deterministic rule."""
+    """The category's rule where it applies; else restatements always merge, and otherwise a model's valid advice
+    wins over the deterministic rule."""
     live = doc.live()
-    if copies_several(candidate, live):
+    text = candidate.text
+    if copies_several(text, live):
         return Curation("skip", None)
-    rule = decide(candidate, live, near(candidate, live, table))
-    if rule.action == "merge" or hint is None:
-        return rule
-    live_ids = {lesson.id for lesson in live}
-    if hint.action == "skip" and not allow_skip:
-        return rule
-    if hint.action in ("merge", "supersede") and hint.target not in live_ids:
-        return rule  # the lesson the model named went away meanwhile
-    if hint.action == "supersede" and hint.target == lesson_id(candidate):
+    fixed = fixed_by_category(candidate, live, table)
+    if fixed is not None:
+        return fixed
+    rule = decide(text, live, near(text, live, table))
+    if rule.action == "merge" or hint is None or not _usable(hint, text, live, allow_skip=allow_skip):
         return rule
     return hint
 
 
-def record(doc: MemoryDocument, candidate: str, decision: Curation, entry: Entry) -> tuple[MemoryDocument, Recorded]:
+def _usable(hint: Curation, text: str, live: Sequence[Lesson], *, allow_skip: bool) -> bool:
+    """Whether a model's advice can be followed now."""
+    if hint.action == "skip":
+        return allow_skip
+    if hint.action in ("merge", "supersede") and hint.target not in {lesson.id for lesson in live}:
+        return False  # the lesson the model named went away meanwhile
+    return not (hint.action == "supersede" and hint.target == lesson_id(text))
+
+
+def record(
+    doc: MemoryDocument, candidate: Candidate, decision: Curation, entry: Entry
+) -> tuple[MemoryDocument, Recorded]:
     """Apply one decision to the document."""
     if decision.action == "skip":
         return doc, Recorded("skip", None, "it copies lessons already remembered or is not worth keeping")
     if decision.action == "merge" and decision.target is not None:
-        return _merge(doc, decision.target)
+        return _merge(doc, decision.target, candidate)
+    old = _live(doc, decision.target) if decision.action == "update" else None
     lesson = Lesson(
-        id=lesson_id(candidate),
-        text=candidate,
+        id=lesson_id(candidate.text),
+        text=candidate.text,
         recorded_at=datetime(entry.day.year, entry.day.month, entry.day.day, tzinfo=UTC),
         kind=entry.kind,
         link=entry.link,
         author=entry.author,
+        category=candidate.category,
+        overview=candidate.overview,
     )
+    if old is not None:  # the same entry in newer words: it keeps its pin and counts
+        lesson = replace(lesson, pinned=old.pinned, seen=old.seen + 1, injected=old.injected)
     doc = doc.append([lesson], entry.day, entry.kind, entry.link)
-    if decision.action == "supersede" and decision.target is not None:
+    if decision.action in ("supersede", "update") and decision.target is not None:
         doc = doc.supersede(decision.target, lesson.id, entry.day)
-        return doc, Recorded("supersede", lesson)
+        return doc, Recorded(decision.action, lesson)
     return doc, Recorded("create", lesson)
 
 
 def record_all(
     doc: MemoryDocument,
-    candidates: Sequence[str],
+    candidates: Sequence[Candidate],
     hints: dict[str, Curation],
     entry: Entry,
     table: VectorTable | None = None,
@@ -120,19 +148,29 @@ def record_all(
     """Record candidates one after another, each seeing the ones before it."""
     outcomes: list[Recorded] = []
     for candidate in candidates:
-        decision = choose(doc, candidate, hints.get(candidate), table, allow_skip=allow_skip)
+        decision = choose(doc, candidate, hints.get(candidate.text), table, allow_skip=allow_skip)
         doc, outcome = record(doc, candidate, decision, entry)
         outcomes.append(outcome)
     return doc, outcomes
 
 
-def _merge(doc: MemoryDocument, target: str) -> tuple[MemoryDocument, Recorded]:
+def _live(doc: MemoryDocument, target: str | None) -> Lesson | None:
+    return next((lesson for lesson in doc.live() if lesson.id == target), None)
+
+
+def _merge(doc: MemoryDocument, target: str, candidate: Candidate) -> tuple[MemoryDocument, Recorded]:
+    """Count the kept lesson as seen again; it gains the candidate's category and overview if it had none."""
     merged: list[Lesson] = []
 
     def bump(lesson: Lesson) -> Lesson:
         if lesson.id != target or lesson.stale:
             return lesson
-        bumped = replace(lesson, seen=lesson.seen + 1)
+        bumped = replace(
+            lesson,
+            seen=lesson.seen + 1,
+            category=lesson.category or candidate.category,
+            overview=lesson.overview or candidate.overview,
+        )
         merged.append(bumped)
         return bumped
 
@@ -144,26 +182,28 @@ def advise(
     llm: LLM,
     persona: Persona,
     project: str,
-    texts: Sequence[str],
+    candidates: Sequence[Candidate],
     live: Sequence[Lesson],
     table: VectorTable | None = None,
 ) -> dict[str, Curation]:
-    """Ask the model how each candidate relates to its nearest lessons, where the rule alone is not certain.
+    """Ask the model how each candidate relates to its nearest lessons, where the rules alone are not certain.
 
     A failed or malformed answer gives no advice for that candidate, so the deterministic rule decides.
     """
     advice: dict[str, Curation] = {}
-    for text in texts:
+    for candidate in candidates:
+        text = candidate.text
         found = near(text, live, table)
         close = [neighbour.lesson for neighbour in found]
-        if not close or decide(text, live, found).action == "merge":
+        if not close or fixed_by_category(candidate, live, table) or decide(text, live, found).action == "merge":
             continue
         prompt = CurationPrompt(
             persona_name=persona.name,
             role=persona.role,
             project=project,
             candidate=text,
-            related=tuple(RelatedLesson(lesson.id, lesson.text) for lesson in close),
+            related=tuple(RelatedLesson(lesson.id, lesson.text, lesson.category or "") for lesson in close),
+            category=candidate.category or "",
         )
         try:
             answer = ask(llm, Purpose.CURATION, persona, prompt.render(), topic=text, max_tokens=100)

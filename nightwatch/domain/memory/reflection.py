@@ -1,14 +1,17 @@
-"""Role-flavoured reflection and compaction prompts, and lenient parsing of the lessons a model answers with."""
+"""Role-flavoured reflection and compaction prompts, and how a memory prompt is sent to the model.
+
+The lessons a model answers with are read by answers.py.
+"""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
-from nightwatch.domain.memory.format import clean_lesson_text, lesson_id
+from nightwatch.domain.memory.answers import OVERVIEW_MAX
+from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS
 from nightwatch.domain.models import (
     ChatMessage,
     LLMRequest,
@@ -44,9 +47,8 @@ _ROLE_PATTERNS: tuple[tuple[Flavour, re.Pattern[str]], ...] = (
     ),
 )
 
-_BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(.+?)\s*$")
-_FENCE = re.compile(r"^\s*```")
-_WRAPPING = re.compile(r"^[\"'“”‘’`]+|[\"'“”‘’`]+$")
+# Each category and what it holds, as the reflection and extraction prompts list them.
+CATEGORY_GUIDE: tuple[tuple[str, str], ...] = tuple((category, DESCRIPTIONS[category]) for category in CATEGORIES)
 
 
 def flavour_for(role: str) -> Flavour:
@@ -71,6 +73,8 @@ class ReflectionPrompt(Prompt):
     outcome: str
     link: str
     max_chars: int
+    overview_chars: int = OVERVIEW_MAX
+    categories: tuple[tuple[str, str], ...] = CATEGORY_GUIDE
 
     @classmethod
     def build(cls, persona: Persona, project: str, context: ReflectionContext, max_chars: int) -> ReflectionPrompt:
@@ -124,6 +128,7 @@ class CompactionItem:
 
     text: str
     pinned: bool = False
+    category: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", as_data(self.text))
@@ -151,59 +156,11 @@ class CompactionPrompt(Prompt):
             project="night-watch",
             target=50,
             lessons=(
-                CompactionItem("test_login_flow is flaky on CI when the clock crosses midnight.", pinned=True),
-                CompactionItem("Payment webhooks need an idempotency test for retried deliveries."),
+                CompactionItem("test_login_flow is flaky on CI when the clock crosses midnight.", True, "cases"),
+                CompactionItem("Payment webhooks need an idempotency test for retried deliveries.", False, "patterns"),
                 CompactionItem("Payment webhook retries must be covered by an idempotency test."),
             ),
         )
-
-
-def parse_lessons(answer: str, *, max_chars: int, limit: int | None = None) -> list[str]:
-    """Lessons in a model's answer: "- " bullets (also "*", "•", "1."), or a JSON list of strings.
-
-    Each is cleaned to one line, capped at `max_chars`, and repeated ones are dropped; prose lines are ignored, so
-    an answer with no bullets gives no lessons.
-    """
-    text = "\n".join(line for line in answer.strip().splitlines() if not _FENCE.match(line))
-    items = _json_items(text)
-    if items is None:
-        items = [match.group(1) for line in text.splitlines() if (match := _BULLET.match(line))]
-    lessons: list[str] = []
-    ids: set[str] = set()
-    for item in items:
-        lesson = cap_length(_WRAPPING.sub("", clean_lesson_text(item)).strip(), max_chars)
-        if not lesson or lesson_id(lesson) in ids:
-            continue
-        ids.add(lesson_id(lesson))
-        lessons.append(lesson)
-        if limit is not None and len(lessons) >= limit:
-            break
-    return lessons
-
-
-def cap_length(text: str, max_chars: int) -> str:
-    """Shorten text to at most `max_chars`, at a word boundary when one is near, marking the cut with an ellipsis."""
-    if len(text) <= max_chars:
-        return text
-    cut = text[: max(max_chars - 1, 0)]
-    space = cut.rfind(" ")
-    if space > max_chars // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:-") + "…"
-
-
-def _json_items(text: str) -> list[str] | None:
-    if not text.startswith(("[", "{")):
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if isinstance(data, dict):
-        data = data.get("lessons")
-    if not isinstance(data, list):
-        return None
-    return [item for item in data if isinstance(item, str)]
 
 
 def ask(llm: LLM, purpose: Purpose, persona: Persona, prompt: str, *, topic: str, max_tokens: int) -> str:

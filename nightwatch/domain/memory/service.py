@@ -1,8 +1,10 @@
-"""Per-persona, per-project memory: the block read before a turn, reflection after it, and the explicit use cases.
+"""Per-persona, per-project memory: the block read before a turn, reflection after it (and extraction from a long
+thread's messages as they are summarised away: learning.py), and the explicit use cases.
 
 Every write goes through `MemoryStore.update`, whose change function parses the file, edits it and renders it, so
 concurrent writers lose nothing (writing.py); lessons a storage fault keeps out of the file are kept for a retry
-(pending.py). Model calls (reflection, curation advice, compaction) and embedding happen outside that lock. Each
+(pending.py). Model calls (reflection, extraction, curation advice, compaction) and embedding happen outside that
+lock. Each
 lesson's vector is computed when it is written and stored beside the memory; a lesson first seen without one (a hand
 edit) is embedded in the background (see backfill.py), never by a read.
 Nothing here depends on which persona it is: a custom persona gets memory exactly like a default one.
@@ -12,29 +14,39 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import ClassVar
+from dataclasses import dataclass
 
-from nightwatch.domain.errors import InvalidInputError, LLMError, NightWatchError, NotFoundError
+from nightwatch.domain.errors import InvalidInputError, NightWatchError
+from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
+from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
+from nightwatch.domain.memory.categories import validate_category
 from nightwatch.domain.memory.compaction import Compactor
+from nightwatch.domain.memory.editing import forget, note_injected
 from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
-from nightwatch.domain.memory.inputs import LESSON_MAX, validate_lesson, validate_lesson_id, validate_search_limit
+from nightwatch.domain.memory.inputs import (
+    LESSON_MAX,
+    validate_lesson,
+    validate_lesson_id,
+    validate_overview,
+    validate_search_limit,
+)
 from nightwatch.domain.memory.junk import junk_reason
+from nightwatch.domain.memory.learning import Learner
 from nightwatch.domain.memory.pending import KeptLessons, Retried
 from nightwatch.domain.memory.recording import Entry, Recorded
-from nightwatch.domain.memory.reflection import ReflectionPrompt, ask, parse_lessons
 from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.memory.vectors import MemoryVectors
 from nightwatch.domain.memory.writing import LessonWriter
 from nightwatch.domain.models import (
+    Category,
     CompactionResult,
+    Discarded,
     Lesson,
     MemoryBlock,
     PendingLesson,
     Persona,
-    Purpose,
     ReflectionContext,
     UnreadLine,
 )
@@ -43,7 +55,6 @@ from nightwatch.domain.ports import LLM, Clock, MemoryStore, PendingLessons
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.recall import Recall, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens
-from nightwatch.prompts import Prompt
 
 log = logging.getLogger(__name__)
 
@@ -58,24 +69,6 @@ class MemoryPolicy:
     max_lesson_chars: int = LESSON_MAX
     use_model_for_curation: bool = True
     search_similarity: float = 0.3  # cosine a search hit needs when it shares no keyword with the query
-
-
-@dataclass(frozen=True)
-class MemoryBlockPrompt(Prompt):
-    """The lessons injected into a system prompt (the soul compiler puts its own heading above them)."""
-
-    template: ClassVar[str] = "memory_block.md.j2"
-
-    lessons: tuple[str, ...]
-
-    @classmethod
-    def example(cls) -> MemoryBlockPrompt:
-        return cls(
-            lessons=(
-                "Never merge a migration without a rollback script.",
-                "The auth module couples to the session store; review changes to both together.",
-            )
-        )
 
 
 class MemoryService:
@@ -116,6 +109,12 @@ class MemoryService:
             vectors=self._vectors,
             kept=KeptLessons(pending=pending, clock=clock),
             use_model=policy.use_model_for_curation,
+        )
+        self._learner = Learner(
+            llm=llm,
+            clock=clock,
+            record=lambda persona, project, found, entry: self._record(persona, project, found, entry, allow_skip=True),
+            max_chars=policy.max_lesson_chars,
         )
 
     # --- reading ------------------------------------------------------------------------------------------------
@@ -185,26 +184,14 @@ class MemoryService:
 
         Raises LessonsPendingError when storage failed: the lessons are kept and retried (see pending.py).
         """
-        project = check_slug(project)
-        prompt = ReflectionPrompt.build(persona, project, context, self.policy.max_lesson_chars)
-        try:
-            answer = ask(self.llm, Purpose.REFLECTION, persona, prompt.render(), topic=context.topic, max_tokens=400)
-        except LLMError as err:
-            log.warning("Reflection by %s on %s recorded nothing: the model failed (%s)", persona.name, project, err)
-            return []
-        texts = parse_lessons(answer, max_chars=self.policy.max_lesson_chars)
-        if not texts:
-            if answer.strip().strip(".").upper() == "NONE":
-                log.info("Reflection by %s on %s: nothing worth remembering", persona.name, project)
-            else:
-                log.warning("Reflection by %s on %s recorded nothing: no lessons in %r", persona.name, project, answer)
-            return []
-        instructions = prompt.instructions_only().render()
-        context_parts = (context.topic, context.summary, context.outcome)
-        kept = [text for text in texts if not self._junk(persona, project, text, instructions, context_parts)][:3]
-        entry = Entry(self.clock.now().date(), header_part(context.kind) or "note", _link(context.link))
-        outcomes = self._record(persona, project, kept, entry, allow_skip=True)
-        return [outcome.lesson for outcome in outcomes if outcome.created and outcome.lesson is not None]
+        return self._learner.reflect(persona, check_slug(project), context)
+
+    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
+        """Record the lessons the persona finds in a thread's messages as they are summarised away (see learning.py).
+
+        Raises LessonsPendingError when storage failed: the lessons are kept and retried (see pending.py).
+        """
+        return self._learner.extract(persona, check_slug(project), discarded)
 
     def remember(
         self,
@@ -215,14 +202,18 @@ class MemoryService:
         kind: str = "manual",
         link: str | None = None,
         author: str | None = None,
+        category: Category | None = None,
+        overview: str | None = None,
     ) -> Lesson:
         """Record a lesson a person gave, marked with its `author`; a restatement counts the kept one as seen again.
 
-        The author of a restated lesson stays whoever wrote it first. Raises LessonsPendingError when storage failed:
-        the lesson is kept and retried (see pending.py).
+        `category` decides how curation treats it (see categories.py); `overview` is its longer form, shown where a
+        person reads memory. The author of a restated lesson stays whoever wrote it first. Raises
+        LessonsPendingError when storage failed: the lesson is kept and retried (see pending.py).
         """
         project = check_slug(project)
         lesson = validate_lesson(text, self.policy.max_lesson_chars)
+        detail = validate_overview(overview) if overview is not None else None
         if author is not None and not valid_author(author):
             raise InvalidInputError(
                 f"{author!r} cannot be kept as a lesson's author: use one word of letters, digits, '.', '_' or '-'."
@@ -231,49 +222,19 @@ class MemoryService:
         if reason:
             raise InvalidInputError(f"Not remembered: {reason}. Write a lesson a teammate could act on.")
         entry = Entry(self.clock.now().date(), header_part(kind) or "manual", _link(link), author)
-        outcome = self._record(persona, project, [lesson], entry, allow_skip=False)[0]
+        candidate = Candidate(lesson, validate_category(category) if category else None, detail or None)
+        outcome = self._record(persona, project, [candidate], entry, allow_skip=False)[0]
         if outcome.lesson is None:
             raise InvalidInputError(f"Not remembered: {outcome.reason}. Write it as one new lesson.")
         return outcome.lesson
 
     def forget(self, persona: Persona, project: str, lesson_id: str) -> Lesson:
         """Remove the lesson with this id (8 hex characters; live or superseded); NotFoundError when there is none."""
-        project = check_slug(project)
-        wanted = validate_lesson_id(lesson_id)
-        removed: list[Lesson] = []
-
-        def drop(lesson: Lesson) -> Lesson | None:
-            if lesson.id != wanted:
-                return lesson
-            removed.append(lesson)
-            return None
-
-        def change(text: str) -> str:
-            removed.clear()
-            kept = self._cache.document(persona.slug, project, text).map_lessons(drop)
-            return kept.render() if removed else text
-
-        self.store.update(persona.slug, project, change)
-        if not removed:
-            raise NotFoundError(
-                f"{persona.name} has no lesson with id {wanted!r} in its memory of {project}; "
-                "list its lessons to see their ids."
-            )
-        return removed[0]
+        return forget(self.store, self._cache, persona, check_slug(project), validate_lesson_id(lesson_id))
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: Sequence[str]) -> None:
         """Count one more injection for each of these lessons (a ranking signal)."""
-        project = check_slug(project)
-        wanted = set(lesson_ids)
-
-        def bump(lesson: Lesson) -> Lesson:
-            return replace(lesson, injected=lesson.injected + 1) if lesson.id in wanted and not lesson.stale else lesson
-
-        def change(text: str) -> str:
-            return self._cache.document(persona.slug, project, text).map_lessons(bump).render() if text else text
-
-        if wanted:
-            self.store.update(persona.slug, project, change)
+        note_injected(self.store, self._cache, persona, check_slug(project), set(lesson_ids))
 
     def compact(self, persona: Persona, project: str) -> CompactionResult:
         """Ask the persona to condense its memory to the target; the file changes only if the result is valid.
@@ -301,9 +262,9 @@ class MemoryService:
     # --- internals ----------------------------------------------------------------------------------------------
 
     def _record(
-        self, persona: Persona, project: str, texts: list[str], entry: Entry, *, allow_skip: bool
+        self, persona: Persona, project: str, candidates: list[Candidate], entry: Entry, *, allow_skip: bool
     ) -> list[Recorded]:
-        outcomes, text = self._writer.record(persona, project, texts, entry, allow_skip=allow_skip)
+        outcomes, text = self._writer.record(persona, project, candidates, entry, allow_skip=allow_skip)
         if live_line_count(text) > self.policy.max_lines:
             try:
                 result = self.compact(persona, project)
@@ -312,12 +273,6 @@ class MemoryService:
             else:
                 log.info("Compacting %s's memory of %s: %s", persona.name, project, result.message)
         return outcomes
-
-    def _junk(self, persona: Persona, project: str, text: str, instructions: str, context: Sequence[str]) -> bool:
-        reason = junk_reason(text, instructions=instructions, context=context)
-        if reason:
-            log.info("%s's reflection on %s dropped %r: %s", persona.name, project, text, reason)
-        return reason is not None
 
     def backfill(self, persona_slug: str, project: str) -> int:
         """Embed the live lessons that have no stored vector (hand edits) and store them; returns how many."""

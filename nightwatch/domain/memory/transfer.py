@@ -3,8 +3,8 @@
 Markdown stays a person's tool: memory can be exported as files, edited or moved, and imported again. Importing
 never drops a lesson: a lesson only the kept memory has stays; a lesson only the file has is added under its own
 dated section (or into the history when it is superseded); a lesson both have takes the file's marks (pin, seen
-and injected counts, superseded, author), since the file is what a person last looked at. Into an empty memory the
-file goes in verbatim, so an export imported elsewhere is the same text, byte for byte.
+and injected counts, superseded, author, category, overview), since the file is what a person last looked at. Into
+an empty memory the file goes in verbatim, so an export imported elsewhere is the same text, byte for byte.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ def merge_imported(current: str, imported: str) -> Merged:
             injected=other.injected,
             superseded_by=other.superseded_by,
             author=other.author,
+            category=other.category,
+            overview=other.overview,
         )
 
     merged = mine.map_lessons(take_marks)
@@ -66,7 +68,8 @@ def merge_imported(current: str, imported: str) -> Merged:
 
 
 def _marks(lesson: Lesson) -> tuple[object, ...]:
-    return lesson.pinned, lesson.seen, lesson.injected, lesson.superseded_by, lesson.author
+    marks = (lesson.pinned, lesson.seen, lesson.injected, lesson.superseded_by, lesson.author)
+    return (*marks, lesson.category, lesson.overview)
 
 
 def _add(document: MemoryDocument, section: Section, lessons: Sequence[Lesson]) -> MemoryDocument:

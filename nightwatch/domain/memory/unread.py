@@ -4,7 +4,8 @@ Every such line stays in the file as written (a document keeps each line that is
 worth reporting. Read without being lessons: blank lines, the title and other headings, section headers, whole-line
 comments, horizontal rules, all of the history section, and prose outside dated sections (a person's own notes).
 Not read: any other line in a dated section (prose, a bullet with no words, a lesson whose metadata comment is
-malformed), and a bullet anywhere else that could not be read as a lesson.
+malformed, a `> ` overview line with no lesson right above it, or with no words or a comment in it), and a bullet
+anywhere else that could not be read as a lesson.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ def unread_lines(doc: MemoryDocument) -> list[UnreadLine]:
         for line in section.lines:
             number += 1
             raw = line.raw
-            if line.lesson is None and raw is not None and not section.history and _unread(raw, section.day):
+            if line.lesson is not None:  # a lesson with an overview spans several lines
+                number += raw.count("\n") if raw is not None else bool(line.lesson.overview)
+            elif raw is not None and not section.history and _unread(raw, section.day):
                 found.append(UnreadLine(number, raw))
     return found
 

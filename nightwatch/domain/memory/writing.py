@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from nightwatch.domain.errors import StorageError
+from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.cache import DocumentCache
 from nightwatch.domain.memory.format import new_document
 from nightwatch.domain.memory.pending import KeptLessons, Retried, Write
@@ -41,19 +42,19 @@ class LessonWriter:
         self._use_model = use_model
 
     def record(
-        self, persona: Persona, project: str, texts: list[str], entry: Entry, *, allow_skip: bool
+        self, persona: Persona, project: str, candidates: list[Candidate], entry: Entry, *, allow_skip: bool
     ) -> tuple[list[Recorded], str]:
         """Write what is kept for this memory, then these lessons; returns what happened and the memory's text.
 
         On a storage fault the lessons are kept for a retry and the LessonsPendingError saying so is raised.
         """
-        if not texts:
+        if not candidates:
             return [], ""
         try:
             self._kept.write_waiting(persona, project, self._for_retry(persona, project))
-            return self._write(persona, project, texts, entry, allow_skip=allow_skip)
+            return self._write(persona, project, candidates, entry, allow_skip=allow_skip)
         except (StorageError, OSError) as err:
-            raise self._kept.keep(persona, project, texts, entry, err) from err
+            raise self._kept.keep(persona, project, candidates, entry, err) from err
 
     def retry(self, persona: Persona, project: str | None) -> list[Retried]:
         """Write what storage faults kept for the persona (one project, or each); report each project."""
@@ -65,20 +66,21 @@ class LessonWriter:
 
     def _for_retry(self, persona: Persona, project: str) -> Write:
         """Writes kept lessons: one already judged worth keeping is not skipped on a model's advice now."""
-        return lambda texts, entry: self._write(persona, project, texts, entry, allow_skip=False)
+        return lambda candidates, entry: self._write(persona, project, candidates, entry, allow_skip=False)
 
     def _write(
-        self, persona: Persona, project: str, texts: list[str], entry: Entry, *, allow_skip: bool
+        self, persona: Persona, project: str, candidates: list[Candidate], entry: Entry, *, allow_skip: bool
     ) -> tuple[list[Recorded], str]:
         live = self._cache.snapshot(persona.slug, project, self._store.read(persona.slug, project)).live
+        texts = [candidate.text for candidate in candidates]
         table = self._vectors.completed(persona.slug, project, [*texts, *(lesson.text for lesson in live)])
-        hints = advise(self._llm, persona, project, texts, live, table) if self._use_model else {}
+        hints = advise(self._llm, persona, project, candidates, live, table) if self._use_model else {}
         outcomes: list[Recorded] = []
 
         def change(text: str) -> str:
             title = f"{persona.name} · memory for {project}"
             base = self._cache.document(persona.slug, project, text) if text else new_document(title)
-            doc, done = record_all(base, texts, hints, entry, table, allow_skip=allow_skip)
+            doc, done = record_all(base, candidates, hints, entry, table, allow_skip=allow_skip)
             outcomes[:] = done
             return doc.render() if any(outcome.action != "skip" for outcome in done) else text
 

@@ -383,26 +383,40 @@ def test_reflections_are_one_to_three_labelled_lessons_distinct_per_persona() ->
     maya = answer(request(Purpose.REFLECTION, "Answer now.", persona=MAYA, system=prompt.format(name="Maya")))
     carlos = answer(request(Purpose.REFLECTION, "Answer now.", persona=CARLOS, system=prompt.format(name="Carlos")))
 
-    for lessons in (maya.splitlines(), carlos.splitlines()):
+    for lessons in (bullets(maya), bullets(carlos)):
         assert 1 <= len(lessons) <= 3
-        assert all(line.startswith(f"- {MARK} ") for line in lessons)
+        assert all(line.startswith(f"- [patterns] {MARK} ") for line in lessons)
         assert not any("CHANGES" in line for line in lessons)  # a lesson, not the verdict again
-    assert not set(maya.splitlines()) & set(carlos.splitlines())
+    assert not set(bullets(maya)) & set(bullets(carlos))
     assert maya.splitlines() == [
-        f"- {MARK} Before a change to the OAuth refresh tokens merges, walk the attack path for it and confirm it "
-        "fails closed.",
-        f"- {MARK} Tokens never belong in localStorage — it held for the OAuth refresh tokens.",
-        f"- {MARK} Rate each finding on the OAuth refresh tokens and say whether it blocks, with the one-line fix "
-        "next to it; that turns it into an owned follow-up instead of another round.",
+        f"- [patterns] {MARK} Before a change to the OAuth refresh tokens merges, walk the attack path for it and "
+        "confirm it fails closed.",
+        f"  > {MARK} Learned in a discussion on the OAuth refresh tokens, which ended CHANGES: the check a Security "
+        "Reviewer makes.",
+        f"- [patterns] {MARK} Tokens never belong in localStorage — it held for the OAuth refresh tokens.",
+        f"  > {MARK} Learned in a discussion on the OAuth refresh tokens, which ended CHANGES: a view of Maya's own "
+        "that held.",
+        f"- [patterns] {MARK} Rate each finding on the OAuth refresh tokens and say whether it blocks, with the "
+        "one-line fix next to it; that turns it into an owned follow-up instead of another round.",
+        f"  > {MARK} Learned in a discussion on the OAuth refresh tokens, which ended CHANGES: Maya raised a concern.",
     ]
 
 
 def test_a_persona_the_topic_did_not_touch_reflects_in_one_line() -> None:
-    text = answer(request(Purpose.REFLECTION, "Answer now.", persona=CARLOS, topic="Rotate the TLS certificates"))
+    asked = "You are Carlos. Reflect.\n\n## What happened\nKind: pr_review\nTopic: Rotate the TLS certificates"
+    text = answer(
+        request(Purpose.REFLECTION, "Answer now.", persona=CARLOS, topic="Rotate the TLS certificates", system=asked)
+    )
 
     assert text == (
-        f"- {MARK} A reversible change to the TLS certificates is decided fast, in one small PR with an owner."
+        f"- [patterns] {MARK} A reversible change to the TLS certificates is decided fast, in one small PR with an "
+        f"owner.\n  > {MARK} Learned in the pr_review on the TLS certificates: it touched little a Tech Lead guards."
     )
+
+
+def bullets(answer_text: str) -> list[str]:
+    """The lesson lines of a structured answer (its overview lines left out)."""
+    return [line for line in answer_text.splitlines() if line.startswith("- ")]
 
 
 def test_compaction_keeps_pinned_lessons_then_the_others_in_order_up_to_the_limit() -> None:

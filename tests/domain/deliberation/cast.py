@@ -9,6 +9,7 @@ from types import MappingProxyType
 
 from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy, DeliberationRequest
 from nightwatch.domain.models import (
+    Discarded,
     Lesson,
     LLMRequest,
     MemoryBlock,
@@ -93,6 +94,8 @@ class FakeMemory:
     refusing: dict[str, Exception] = field(default_factory=dict)  # by slug: what storage raised
     reads: list[tuple[str, str, str, str]] = field(default_factory=list)
     reflections: list[tuple[str, str, ReflectionContext]] = field(default_factory=list)
+    extractions: list[tuple[str, str, Discarded]] = field(default_factory=list)
+    extracted: dict[str, list[str]] = field(default_factory=dict)  # by slug: lessons an extraction gives
     injected: list[tuple[str, str, list[str]]] = field(default_factory=list)
 
     def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock:
@@ -108,6 +111,15 @@ class FakeMemory:
         return [
             Lesson(id=f"{persona.slug[:3]}{i:05d}", text=text, recorded_at=T0)
             for i, text in enumerate(self.lessons.get(persona.slug, []))
+        ]
+
+    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
+        self.extractions.append((persona.slug, project, discarded))
+        if persona.slug in self.refusing:
+            raise self.refusing[persona.slug]
+        return [
+            Lesson(id=f"x{persona.slug[:2]}{i:05d}", text=text, recorded_at=T0)
+            for i, text in enumerate(self.extracted.get(persona.slug, []))
         ]
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: list[str]) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.memory import CLI_AUTHOR
+from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.compaction import compacted
 from nightwatch.domain.memory.format import lesson_id, parse, render_lesson
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
@@ -112,7 +113,10 @@ def test_the_author_survives_being_superseded() -> None:
 
 
 def test_the_author_survives_compaction_when_the_lesson_is_kept() -> None:
-    answer = ["Staging data is wiped every Monday.", "Flags and migrations each have one checked place."]
+    answer = [
+        Candidate("Staging data is wiped every Monday."),
+        Candidate("Flags and migrations each have one checked place."),
+    ]
     result = compacted(parse(FILE), answer, target=2, day=date(2026, 11, 22))
     assert result.document is not None
     authors = {lesson.text: lesson.author for lesson in result.document.live()}

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from nightwatch.domain.memory.answers import cap_length, parse_lessons
+from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.curation import CurationPrompt
 from nightwatch.domain.memory.reflection import (
     CompactionItem,
     CompactionPrompt,
     Flavour,
     ReflectionPrompt,
-    cap_length,
     flavour_for,
-    parse_lessons,
 )
-from nightwatch.domain.memory.service import MemoryBlockPrompt
 from nightwatch.domain.models import Persona, ReflectionContext
 
 CONTEXT = ReflectionContext(
