@@ -30,9 +30,11 @@ from nightwatch.domain.deliberation import (
 )
 from nightwatch.domain.inputs import whole_number
 from nightwatch.domain.memory import (
+    CATEGORIES,
     LESSON_MAX,
     QUERY_MAX,
     SEARCH_MAX,
+    validate_category,
     validate_lesson,
     validate_lesson_id,
     validate_query,
@@ -148,7 +150,9 @@ def _memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
     memory = commands.add_parser("memory", help="show, add, forget, search, compact, retry a persona's memory")
     mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
     _memory_command(mem, "show", memory_show, "show a persona's lessons for a project")
-    _memory_command(mem, "add", memory_add, "remember a lesson").add_argument("lesson", type=_lesson, help=_LESSON_HELP)
+    add = _memory_command(mem, "add", memory_add, "remember a lesson")
+    add.add_argument("lesson", type=_lesson, help=_LESSON_HELP)
+    add.add_argument("--category", type=validate_category, help=f"what the lesson is about: {', '.join(CATEGORIES)}")
     _memory_command(mem, "forget", memory_forget, "forget a lesson by id").add_argument("id", type=validate_lesson_id)
     search = _memory_command(mem, "search", memory_search, "find the lessons that match a query")
     search.add_argument("query", type=validate_query, help=f"1-{QUERY_MAX} characters")

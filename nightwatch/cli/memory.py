@@ -22,10 +22,15 @@ from nightwatch.domain.personas import (
 )
 from nightwatch.domain.recall import Scored
 
+_OVERVIEW_INDENT = " " * 24  # under the abstract, past the id and the date
+
 
 def _lesson_line(lesson: Lesson) -> str:
+    """The lesson's line: id, date, marks, category, abstract, author; its overview, when it has one, on the next."""
     marks = ("📌 " if lesson.pinned else "") + (f"(seen {lesson.seen}×) " if lesson.seen > 1 else "")
-    return f"  {lesson.id}  {lesson.recorded_at:%Y-%m-%d}  {marks}{lesson.text}{_added_by(lesson)}"
+    category = f"[{lesson.category}] " if lesson.category else ""
+    line = f"  {lesson.id}  {lesson.recorded_at:%Y-%m-%d}  {marks}{category}{lesson.text}{_added_by(lesson)}"
+    return f"{line}\n{_OVERVIEW_INDENT}{lesson.overview}" if lesson.overview else line
 
 
 def _added_by(lesson: Lesson) -> str:
@@ -62,8 +67,9 @@ def memory_show(container: Injector, args: argparse.Namespace, out: TextIO) -> i
 
 def memory_add(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
     memory, persona, project = _memory_target(container, args)
-    lesson = memory.remember(persona, project, args.lesson, author=CLI_AUTHOR)
-    print(f"Remembered {lesson.id}: {lesson.text}", file=out)
+    lesson = memory.remember(persona, project, args.lesson, author=CLI_AUTHOR, category=args.category)
+    category = f" ({lesson.category})" if lesson.category else ""
+    print(f"Remembered {lesson.id}{category}: {lesson.text}", file=out)
     return 0
 
 
@@ -93,6 +99,8 @@ def _hit_row(hit: Scored) -> dict[str, object]:
     return {
         "id": lesson.id,
         "text": lesson.text,
+        "category": lesson.category,
+        "overview": lesson.detail,
         "recorded_at": lesson.recorded_at.isoformat(),
         "pinned": lesson.pinned,
         "seen": lesson.seen,

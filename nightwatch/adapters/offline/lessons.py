@@ -55,7 +55,8 @@ _EXTRACT_CUES: tuple[tuple[int, re.Pattern[str]], ...] = (
     (1, CONCERN),
 )
 _EXTRACT_FLOOR = 2
-_EXTRACT_WORDS = 5
+_EXTRACT_WORDS = 5  # a shorter sentence says too little alone
+_QUOTED_WORDS = 60  # of the message an overview quotes
 _OWN_LINE = re.compile(r"^- (?P<name>[^:\n]{1,40}?)(?: \([^)]*\))?: (?P<text>.+)$", re.MULTILINE)
 
 
@@ -99,7 +100,9 @@ def extraction(persona: Persona, topic: str, lines: list[ThreadLine]) -> list[tu
 def _extracted(subject: str, said: str, line: ThreadLine) -> tuple[str, str]:
     lesson = f"{MARK} {sentence(f'From the thread on {subject}: {said}')}"
     who = line.author or "Someone"
-    return lesson, f"{MARK} {who} said so before the thread was summarised: “{clip(unmark(line.text), 60)}”"
+    message = unmark(line.text)
+    quoted = message if len(message.split()) <= _QUOTED_WORDS else clip(message, _QUOTED_WORDS)
+    return lesson, f"{MARK} {who} said so before the thread was summarised: “{quoted}”"
 
 
 def _weight(said: str) -> int:

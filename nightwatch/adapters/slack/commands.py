@@ -34,8 +34,8 @@ from nightwatch.adapters.terminal import render_budget
 from nightwatch.domain.deliberation import DeliberationEngine, find_persona, validate_topic
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError
 from nightwatch.domain.inputs import shown
-from nightwatch.domain.memory import MemoryService, unread_summary, validate_query
-from nightwatch.domain.models import Persona
+from nightwatch.domain.memory import CATEGORIES, MemoryService, unread_summary, validate_category, validate_query
+from nightwatch.domain.models import Category, Persona
 from nightwatch.domain.personas import PersonaService, project_slug
 from nightwatch.domain.ports import Clock, DeliberationLog
 
@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 _PERSON_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^<>]*)?>")
 
 COMMAND = "/nightwatch"
+# A category misspelt the likely ways (a singular, a plural): refused with the six names rather than kept as words.
+_NEAR_CATEGORIES = frozenset({"profiles", "preference", "entity", "event", "case", "pattern"})
 UNEXPECTED = "Something went wrong on our side; the error was logged. Try again in a moment."
 
 
@@ -198,11 +200,13 @@ class SlashCommands:
         return Reply(f"{persona.name}'s memory of {project}", memory_blocks(persona, project, lessons, unread=unread))
 
     def remember(self, call: Invocation, rest: str) -> Reply:
-        persona, text = self._persona_and_rest(rest)
+        persona, words = self._persona_and_rest(rest)
+        category, text = _category_and_lesson(words)
         project = self._channels.project_for(call.channel)
-        lesson = self._memory.remember(persona, project, text, author=call.user or None)
+        lesson = self._memory.remember(persona, project, text, author=call.user or None, category=category)
         self._home.publish(call.user)
-        return Reply(f"{persona.name} remembers `{lesson.id}` for {project}: {escape(lesson.text)}")
+        about = f" ({lesson.category})" if lesson.category else ""
+        return Reply(f"{persona.name} remembers `{lesson.id}`{about} for {project}: {escape(lesson.text)}")
 
     def forget(self, call: Invocation, rest: str) -> Reply:
         self._admins.require(call.user, "forget lessons")
@@ -271,6 +275,20 @@ def _first_word(text: str) -> tuple[str, str]:
     """The first word of `text` and the rest after the white space that follows it ('' when there is none)."""
     words = text.split(maxsplit=1)
     return (words[0] if words else ""), (words[1] if len(words) > 1 else "")
+
+
+def _category_and_lesson(text: str) -> tuple[Category | None, str]:
+    """`events: the outage…` as its category and lesson; text without such a first word is all lesson.
+
+    A first word that looks meant as a category but is none (`event:`) is refused with the six names.
+    """
+    first, rest = _first_word(text)
+    if not first.endswith(":"):
+        return None, text
+    name = first[:-1].lower()
+    if name in CATEGORIES or name in _NEAR_CATEGORIES:
+        return validate_category(name), rest
+    return None, text
 
 
 def _echo(call: Invocation, topic: str) -> str:

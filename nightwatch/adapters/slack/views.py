@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory import CLI_AUTHOR
+from nightwatch.domain.memory import CATEGORIES, CLI_AUTHOR
 from nightwatch.domain.models import Deliberation, Lesson, Persona
 from nightwatch.prompts import Prompt
 
 Block = dict[str, Any]
 
 TEXT_MAX = 3000
+OVERVIEW_SHOWN = 700  # characters of an overview in a lesson's block (an overview is at most 600 when written)
 MESSAGE_BLOCKS = 50
 VIEW_BLOCKS = 100
 
@@ -40,6 +41,7 @@ class HelpText(Prompt):
     command: str
     bot: str
     personas: str
+    categories: str = ", ".join(f"`{category}`" for category in CATEGORIES)
 
     @classmethod
     def example(cls) -> HelpText:
@@ -188,10 +190,14 @@ def added_by(lesson: Lesson) -> str:
 
 
 def lesson_block(persona: Persona, project: str, lesson: Lesson, source: str) -> Block:
+    """A lesson as a person reads it: its abstract, its overview (when it has one) in a quote under it, then its id,
+    date, category, count and author, with a Forget button."""
     pin = "📌 " if lesson.pinned else ""
+    overview = f"\n>{escape(clip(lesson.overview, OVERVIEW_SHOWN))}" if lesson.overview else ""
+    category = f" · {lesson.category}" if lesson.category else ""
     seen = f" · seen {lesson.seen}×" if lesson.seen > 1 else ""
     by = f" · {added_by(lesson)}" if lesson.author else ""
-    text = f"{pin}{escape(lesson.text)}\n`{lesson.id}` · {lesson.recorded_at:%Y-%m-%d}{seen}{by}"
+    text = f"{pin}{escape(lesson.text)}{overview}\n`{lesson.id}` · {lesson.recorded_at:%Y-%m-%d}{category}{seen}{by}"
     block = mrkdwn(text)
     target = ForgetTarget(persona.slug, project, lesson.id, source)
     block["accessory"] = button(

@@ -28,7 +28,8 @@ OVERVIEW_MAX = 600  # characters of an overview
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(.+?)\s*$")
 _MORE = re.compile(r"^(?:\s+>?|>)\s*(?:\*{0,2}overview\*{0,2}\s*:\s*)?(.*?)\s*$", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*```")
-_WRAPPING = re.compile(r"^[\"'“”‘’`]+|[\"'“”‘’`]+$")
+_QUOTES = "\"'“”‘’`"
+_WRAPPING = re.compile(rf"^[{_QUOTES}]+|[{_QUOTES}]+$")
 _NAMES = "|".join(CATEGORIES)
 _CATEGORY = re.compile(rf"^(?:\[\s*({_NAMES})\s*\]|\(\s*({_NAMES})\s*\)|\*{{0,2}}({_NAMES})\*{{0,2}}\s*:)\s*", re.I)
 _BY_NAME: dict[str, Category] = {category: category for category in CATEGORIES}
@@ -97,10 +98,15 @@ def _candidate(
     abstract = cap_length(_WRAPPING.sub("", clean_lesson_text(body)).strip(), max_chars)
     if not abstract:
         return None
-    overview = cap_length(clean_overview(_WRAPPING.sub("", raw_overview.strip())), overview_chars)
+    overview = cap_length(clean_overview(_unquoted(raw_overview.strip())), overview_chars)
     if not overview or normalise(overview) == normalise(abstract):
         overview = ""
     return Candidate(abstract, category_of(raw_category), overview or None)
+
+
+def _unquoted(text: str) -> str:
+    """Text without the quotes around all of it (a quote that only ends it is kept: it closes a quotation)."""
+    return _WRAPPING.sub("", text) if text[:1] in _QUOTES and text[-1:] in _QUOTES else text
 
 
 def _bullet_items(text: str) -> list[tuple[str, str | None, str]]:

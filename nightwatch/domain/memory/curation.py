@@ -38,7 +38,9 @@ DUPLICATE_MEANING = 0.65  # a paraphrase this close, with the same specifics, sa
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
 RELATED_MEANING = 0.45  # ... this close is worth showing the model
 NEIGHBOURS = 5
-ENTRY_MEANING = 0.6  # a profile or preference entry this close is the one a new lesson of its category updates
+# A profile or preference entry this close is the one a new lesson of its category updates (MiniLM puts another
+# preference on another subject at 0.25-0.36, the same one reworded or changed at 0.5-0.8).
+ENTRY_MEANING = 0.5
 SWAP_OVERLAP = 0.5  # word overlap above which one exchanged word means another subject, not a paraphrase
 
 # By shared words, for lessons without a vector (share of content words in common):

@@ -236,3 +236,25 @@ def test_running_with_idle_since_skips_deliberations_that_made_progress(log: Sql
     idle_since = T0 + timedelta(minutes=15)
     assert [d.id for d in log.running(idle_since)] == [quiet.id]
     assert {d.id for d in log.running()} == {quiet.id, busy.id, fresh.id}
+
+
+def test_how_far_extraction_got_is_kept_beside_the_summary_and_never_changes_it(either_engine: Engine) -> None:
+    log = SqlDeliberationLog(either_engine, clock=FakeClock())
+    assert log.extracted("C1:1.0") == 0
+    log.save_summary("C1:1.0", 4, "First four.")
+    assert log.extracted("C1:1.0") == 0
+    log.save_extracted("C1:1.0", 4)
+    assert (log.extracted("C1:1.0"), log.summary("C1:1.0")) == (4, (4, "First four."))
+    log.save_summary("C1:1.0", 9, "First nine.")
+    assert log.extracted("C1:1.0") == 4  # a newer summary leaves the mark where extraction left it
+    log.save_extracted("C1:1.0", 9)
+    assert (log.extracted("C1:1.0"), log.summary("C1:1.0")) == (9, (9, "First nine."))
+
+
+def test_extraction_without_a_stored_summary_keeps_its_mark_in_an_empty_one(either_engine: Engine) -> None:
+    log = SqlDeliberationLog(either_engine, clock=FakeClock())
+    log.save_extracted("C2:1.0", 5)  # the model could not summarise, yet lessons were taken
+    assert log.extracted("C2:1.0") == 5
+    assert log.summary("C2:1.0") == (0, "")  # which a window reads as no summary at all
+    log.save_summary("C2:1.0", 6, "Six.")
+    assert (log.extracted("C2:1.0"), log.summary("C2:1.0")) == (5, (6, "Six."))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -109,3 +110,38 @@ def test_kept_at_round_trips_without_microsecond_loss(pending: SqlPendingLessons
     moment = datetime(2026, 11, 21, 9, 0, 0, 123456, tzinfo=UTC)
     pending.keep([PendingLesson("maya", "p", "One.", "manual", moment.date(), None, "x", moment)])
     assert pending.waiting()[0].kept_at == moment
+
+
+def test_a_kept_lesson_keeps_its_category_and_overview(pending: SqlPendingLessons) -> None:
+    structured = replace(
+        kept("maya", "p", "The 2026-03-02 key leak forced a rotation."),
+        category="events",
+        overview="Found in a public gist; rotated within the hour.",
+    )
+    pending.keep([structured, kept("maya", "p", "A lesson without either.")])
+    first, second = pending.waiting("maya", "p")
+    assert (first.category, first.overview) == ("events", "Found in a public gist; rotated within the hour.")
+    assert (second.category, second.overview) == (None, None)
+
+
+def test_lessons_kept_before_categories_come_back_without_them_after_the_upgrade(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'before.db'}")
+    try:
+        with engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0003")  # the last revision before categories
+            conn.execute(
+                text(
+                    "INSERT INTO pending_lessons (persona, project, text, kind, day, link, error, kept_at) "
+                    "VALUES ('maya', 'p', 'One.', 'manual', '2026-11-20', NULL, 'disk full', '2026-11-24 09:00:00')"
+                )
+            )
+            conn.execute(
+                text("INSERT INTO thread_summaries VALUES ('C1:1.0', 4, 'First four.', '2026-11-24 09:00:00')")
+            )
+        upgrade(engine)
+        [row] = SqlPendingLessons(engine).waiting()
+        assert (row.text, row.category, row.overview) == ("One.", None, None)
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT extracted FROM thread_summaries")).scalar() == 0
+    finally:
+        engine.dispose()

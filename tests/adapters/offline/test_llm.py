@@ -19,6 +19,7 @@ from nightwatch.domain.deliberation.engine import (
     DeliberationRequest,
     DeliberationResult,
 )
+from nightwatch.domain.memory.learning import ExtractionPrompt
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import (
     ChatMessage,
@@ -33,6 +34,7 @@ from nightwatch.domain.models import (
     Soul,
     Style,
     SystemPrompt,
+    ThreadMessage,
 )
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
@@ -573,3 +575,89 @@ def test_a_whole_deliberation_runs_on_the_offline_model_and_remembers() -> None:
     assert {turn.persona for turn in first.turns} == {"Maya", "Carlos"}
     assert any(turn.lessons_injected > 0 for turn in second.turns)
     assert [t.text for t in first.turns][:2] != [t.text for t in second.turns][:2]  # memory shows in the answers
+
+
+def test_extraction_keeps_the_sentences_that_decide_fix_or_prefer_the_personas_own_first() -> None:
+    prompt = ExtractionPrompt(
+        persona_name="Maya",
+        role="Security Reviewer",
+        flavour="security",
+        project="demo",
+        kind="deliberation",
+        topic=TOPIC,
+        messages=(
+            ThreadMessage("alice", "Morning all. Is the doc up to date?"),
+            ThreadMessage("bob", "We decided to keep refresh tokens in HttpOnly cookies after the 2026-03-02 leak."),
+            ThreadMessage(
+                "Maya", "[offline] Tokens never belong in localStorage. Keys must rotate every hour.", "Maya"
+            ),
+        ),
+        max_chars=400,
+    ).render()
+
+    text = answer(request(Purpose.EXTRACTION, "Answer now, in the form asked for.", system=prompt))
+
+    assert text.splitlines() == [
+        f"- [events] {MARK} From the thread on the OAuth refresh tokens: We decided to keep refresh tokens in HttpOnly "
+        "cookies after the 2026-03-02 leak.",
+        f"  > {MARK} bob said so before the thread was summarised: “We decided to keep refresh tokens in HttpOnly "
+        "cookies after the 2026-03-02 leak.”",
+        f"- [patterns] {MARK} From the thread on the OAuth refresh tokens: Tokens never belong in localStorage.",
+        f"  > {MARK} Maya said so before the thread was summarised: “Tokens never belong in localStorage. Keys must "
+        "rotate every hour.”",
+        f"- [patterns] {MARK} From the thread on the OAuth refresh tokens: Keys must rotate every hour.",
+        f"  > {MARK} Maya said so before the thread was summarised: “Tokens never belong in localStorage. Keys must "
+        "rotate every hour.”",
+    ]
+
+
+def test_extraction_from_small_talk_is_none() -> None:
+    prompt = ExtractionPrompt(
+        persona_name="Maya",
+        role="Security Reviewer",
+        flavour="security",
+        project="demo",
+        kind="deliberation",
+        topic=TOPIC,
+        messages=(ThreadMessage("alice", "Morning all, coffee first?"),),
+        max_chars=400,
+    ).render()
+
+    assert answer(request(Purpose.EXTRACTION, "Answer now.", system=prompt)) == "NONE"
+
+
+def test_a_long_thread_on_the_offline_model_remembers_what_its_summary_drops() -> None:
+    store, clock, llm = InMemoryMemoryStore(), FakeClock(), OfflineLLM()
+    memory = MemoryService(store=store, llm=llm, clock=clock, recall=Recall(), policy=MemoryPolicy())
+    engine = DeliberationEngine(
+        personas=InMemoryPersonaRepository([MAYA, CARLOS]),
+        memory=memory,
+        compiler=SoulCompiler(),
+        llm=llm,
+        log=InMemoryDeliberationLog(),
+        clock=clock,
+        policy=DeliberationPolicy(lead="carlos", max_rounds=1, recent_messages=4),
+    )
+    said = [
+        ThreadMessage("dana", "We decided to pin the auth library to 4.2 because 4.3 broke refresh."),
+        ThreadMessage("erin", "Thanks, sounds good."),
+        ThreadMessage("dana", "Staging runs the old token service until Friday."),
+        ThreadMessage("erin", "Who reviews?"),
+        ThreadMessage("dana", "Maya does."),
+    ]
+    poster = RecordingPoster(said)
+
+    result = engine.run(DeliberationRequest(topic=TOPIC, project="demo", thread="C1:1"), poster)
+
+    extracted = [item for item in result.remembered if "From the thread on" in item.lesson.text]
+    assert extracted, result.remembered
+    [pinned] = [item for item in extracted if "4.2" in item.lesson.text]
+    assert pinned.persona == "Carlos"  # only people wrote what was summarised: the lead learns
+    assert pinned.lesson.category == "events"  # "we decided": a decision taken, which wins over the fix it names
+    assert pinned.lesson.overview is not None
+    assert "dana said so" in pinned.lesson.overview
+    assert ("Carlos", "demo", pinned.lesson.id, pinned.lesson.text) in poster.lessons
+    assert re.search(
+        r"4\.2 because 4\.3 broke refresh\. <!-- cat:events [^>]*-->\n  > \[offline\] dana said so",
+        store.read("carlos", "demo"),
+    )
