@@ -126,6 +126,36 @@ def test_a_lesson_added_on_the_command_line_says_so_and_keeps_saying_so(
     assert "<!-- by:cli -->" in (archived / "memories" / "etl" / "main.md").read_text()
 
 
+def test_a_lesson_added_with_a_category_shows_it_and_search_gives_category_and_overview(
+    capsys: pytest.CaptureFixture[str], home: Path
+) -> None:
+    code, out, _ = run(
+        capsys, "memory", "add", "Maya", "The 2026-03-02 leak forced a key rotation.", "--category", "EVENTS"
+    )
+    assert code == 0
+    assert out.startswith("Remembered ")
+    assert "(events): The 2026-03-02 leak forced a key rotation." in out
+    file = home / "agents" / "maya" / "memories" / "default" / "main.md"
+    file.write_text(
+        file.read_text().replace(
+            "<!-- cat:events by:cli -->\n", "<!-- cat:events by:cli -->\n  > A gist exposed it; rotated in an hour.\n"
+        )
+    )
+    run(capsys, "memory", "add", "Maya", "Audit the vault after every key rotation.")
+
+    code, out, _ = run(capsys, "memory", "search", "maya", "key rotation leak", "--json")
+    assert code == 0
+    results = {row["text"]: row for row in json.loads(out)["results"]}
+    leak = results["The 2026-03-02 leak forced a key rotation."]
+    assert (leak["category"], leak["overview"]) == ("events", "A gist exposed it; rotated in an hour.")
+    audit = results["Audit the vault after every key rotation."]
+    assert (audit["category"], audit["overview"]) == (None, audit["text"])  # no overview reads as the abstract
+
+    code, out, _ = run(capsys, "memory", "show", "maya")
+    assert "[events] The 2026-03-02 leak forced a key rotation.  · added from the CLI\n" in out
+    assert "\n                        A gist exposed it; rotated in an hour.\n" in out
+
+
 def test_memory_show_reports_the_lines_it_could_not_read(capsys: pytest.CaptureFixture[str], home: Path) -> None:
     file = home / "agents" / "carlos" / "memories" / "p" / "main.md"
     file.parent.mkdir(parents=True)

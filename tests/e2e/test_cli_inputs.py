@@ -31,6 +31,10 @@ BAD_USAGE = [
     (["memory", "add", "maya", "Keys \x00 rotate monthly."], "The lesson contains the control character '\\x00'"),
     (["memory", "add", "maya", "x" * 401], "shorten it to at most 400"),
     (["memory", "add", "maya", " "], "A lesson cannot be empty"),
+    (
+        ["memory", "add", "maya", "Keys rotate monthly.", "--category", "incident"],
+        "'incident' is not a lesson category: use one of profile, preferences, entities, events, cases, patterns.",
+    ),
     (["memory", "show", "maya", "--project", ""], "The project name '' is not usable; give 1-80 letters"),
     (["memory", "compact", "\udcff"], "The persona name '\\udcff' has characters that are not allowed"),
     (["personas", "show", "\x1b[2J"], "has characters that are not allowed; use only letters A-Z"),

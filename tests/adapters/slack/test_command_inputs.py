@@ -28,6 +28,8 @@ MALFORMED = [
     ("remember Maya", "A lesson cannot be empty"),
     ("remember Maya Keys \x1b[2J rotate monthly.", "The lesson contains the control character"),
     ("remember Maya " + "x" * 401, "shorten it to at most 400"),
+    ("remember Maya event: the deploy failed", "'event' is not a lesson category: use one of profile, preferences"),
+    ("remember Maya events:", "A lesson cannot be empty"),
     ("forget Maya zz", "A lesson id is 8 characters from 0-9 and a-f, such as 3f9a2c1d (got zz)"),
     ("project ../../etc", "The project name '../../etc' is not usable"),
     ("persona dance", "Use `/nightwatch persona new` or `/nightwatch persona edit &lt;name&gt;`."),

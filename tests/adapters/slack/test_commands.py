@@ -92,6 +92,24 @@ def test_a_lesson_remembered_in_slack_is_filed_and_listed_under_who_added_it(sta
     fake.wait_for(lambda: "added by <@U1>" in str(fake.home_view("U1")))
 
 
+def test_remember_takes_an_optional_category_and_the_list_shows_it_with_the_overview(
+    stack: Stack, fake: FakeSlack
+) -> None:
+    answer = stack.command(fake, "remember Maya Events: the 2026-03-02 deploy leaked a key into the CI log.")
+    assert "(events) for general: the 2026-03-02 deploy leaked a key into the CI log." in text_of(answer)
+    stack.command(fake, "remember Maya Staging: wiped every Monday at 06:00.")  # not a category: all lesson
+    maya = stack.personas.get("Maya")
+    leak, staging = stack.memory.lessons(maya, "general")
+    assert (leak.category, staging.category, staging.text) == ("events", None, "Staging: wiped every Monday at 06:00.")
+    file = stack.settings.home / "agents" / "maya" / "memories" / "general" / "main.md"
+    file.write_text(file.read_text().replace("cat:events by:U1 -->\n", "cat:events by:U1 -->\n  > Masked since.\n"))
+    listed = text_of(stack.command(fake, "memory maya"))
+    assert "the 2026-03-02 deploy leaked a key into the CI log.\\n>Masked since.\\n`" in listed  # a quote
+    assert " · events · added by <@U1>" in listed
+    found = text_of(stack.command(fake, "memory search Maya deploy key leak"))
+    assert ">Masked since." in found
+
+
 def test_the_memory_list_reports_lines_of_the_file_it_could_not_read(stack: Stack, fake: FakeSlack) -> None:
     file = stack.settings.home / "agents" / "maya" / "memories" / "general" / "main.md"
     file.parent.mkdir(parents=True)

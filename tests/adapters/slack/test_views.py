@@ -156,3 +156,30 @@ def test_the_memory_list_shows_unread_lines_under_its_heading_within_the_block_l
     empty = memory_blocks(MAYA, "general", [], unread='1 line not understood: line 3 "-"')
     assert "no memory of" in str(empty[0])
     assert "not understood" in str(empty[1])
+
+
+def test_a_lesson_shows_its_overview_as_a_quote_and_its_category_escaped_and_clipped() -> None:
+    structured = replace(lesson(1), category="cases", overview="Fixed by <!channel> & a retry; " + "x" * 900)
+    [_, block] = memory_blocks(MAYA, "general", [structured])
+    abstract, overview, meta = block["text"]["text"].split("\n")
+    assert abstract == "Lesson number 1"
+    assert overview.startswith(">Fixed by &lt;!channel&gt; &amp; a retry; xxx")
+    assert overview.endswith("…")
+    assert (
+        len(overview.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")) == 1 + 700
+    )  # clipped, then escaped
+    assert meta == "`id0001` · 2026-11-22 · cases"
+    plain_lesson = memory_blocks(MAYA, "general", [lesson(2)])[1]["text"]["text"]
+    assert plain_lesson == "Lesson number 2\n`id0002` · 2026-11-23"  # no overview, no category: as before
+
+
+def test_the_home_view_shows_a_lessons_overview_and_category() -> None:
+    structured = replace(lesson(1), category="events", overview="The canary caught it.")
+    view = str(home_view([PersonaMemory(MAYA, (("general", (structured,), 1),))], admin=False))
+    assert "Lesson number 1\\n>The canary caught it.\\n`id0001` · 2026-11-22 · events" in view
+
+
+def test_the_help_says_remember_takes_a_category() -> None:
+    text = str(help_blocks(command="/nightwatch", bot="@nw", personas=[MAYA]))
+    assert "remember <persona> [category:] <lesson>" in text
+    assert "`profile`, `preferences`, `entities`, `events`, `cases`, `patterns`" in text
