@@ -80,6 +80,14 @@ def _error(kind: str, message: str) -> dict[str, Any]:
 
 # --- default answers -----------------------------------------------------------------------------------------------
 
+# A reflection answered as a careful model answers the structured form: category, abstract, overview.
+STRUCTURED_LESSONS = (
+    "- [patterns] Fake lesson: write down what the team decided.\n"
+    "  > Fake overview: the decision was only in the thread, and the next deliberation had to ask again.\n"
+    "- [cases] Fake lesson: check the tests first.\n"
+    "  > Fake overview: a red suite explained the failure before anyone read the code."
+)
+
 
 def request_text(body: dict[str, Any]) -> tuple[str, str]:
     """The system prompt text and the last user message text of a Messages request body."""
@@ -95,7 +103,8 @@ def request_text(body: dict[str, Any]) -> tuple[str, str]:
 
 
 def default_responder(body: dict[str, Any]) -> str:
-    """Answer in the shape the request asks for: curation or verdict JSON, kept lessons, new lessons, or a reply.
+    """Answer in the shape the request asks for: curation or verdict JSON, kept lessons, new lessons (in the structured
+    form; NONE to an extraction), or a reply.
 
     Memory prompts (reflection, compaction, curation) put their instructions in the system prompt, deliberation
     prompts in the last user message; both are read.
@@ -118,8 +127,10 @@ def default_responder(body: dict[str, Any]) -> str:
     if limit:
         kept = [line.replace("[pinned] ", "") for line in text.splitlines() if line.startswith("- ")]
         return "\n".join(kept[-int(limit.group(1)) :]) or "- Nothing worth keeping."
+    if re.search(r"\b0 to 3 lessons\b", lowered):  # extraction from summarised messages: nothing, unless planned
+        return "NONE"
     if re.search(r"\b1\s*(?:to|-)\s*3 lessons\b|lessons should you remember", lowered):
-        return "- Fake lesson: write down what the team decided.\n- Fake lesson: check the tests first."
+        return STRUCTURED_LESSONS
     if "summar" in instruction.lower():
         return "Fake summary of the thread so far."
     return "Fake answer from the fake Anthropic server."

@@ -301,7 +301,7 @@ def test_the_fake_default_responder_answers_each_shape(fake: FakeAnthropic, make
     curation = ask(Purpose.CURATION, 'Answer with JSON: {"action": "create" | "merge" | "skip" | "supersede"}')
 
     assert json.loads(verdict)["decision"] in {"APPROVE", "CHANGES", "HUMAN"}
-    assert lessons.splitlines()
-    assert all(line.startswith("- ") for line in lessons.splitlines())
+    assert [line[:4] for line in lessons.splitlines()] == ["- [p", "  > ", "- [c", "  > "]
+    assert ask(Purpose.EXTRACTION, "<messages>\n- a: b\n</messages>\nWrite 0 to 3 lessons.") == "NONE"
     assert kept == "- two\n- three"
     assert json.loads(curation) == {"action": "create", "target": None}
