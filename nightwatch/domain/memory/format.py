@@ -79,7 +79,8 @@ _AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _MARKS = frozenset("-*+•")
 _FIRST = frozenset("-*+•0123456789 \t")  # the first characters of a line that may be a bullet
 _NUMBERED = re.compile(r"\d{1,3}[.)](?:\s+|$)")
-_OVERVIEW = re.compile(r"[ \t]+>[ \t]?(.*)")  # an indented quote line: part of the overview of the bullet above
+_INDENT = frozenset(" \t")  # an overview line (`  > text`, the overview of the bullet above) starts with one
+_ALNUM = re.compile(r"[^\W_]")  # a letter or digit, as str.isalnum reads one
 _CATEGORIES: dict[str, Category] = {category: category for category in CATEGORIES}
 
 
@@ -143,7 +144,7 @@ def live_line_count(text: str) -> int:
         header = _HEADER.match(raw)
         if header:
             history = header.group(1).strip().lower() in _HISTORY_NAMES
-        count += not history and not (raw[:1] in " \t" and _OVERVIEW.fullmatch(raw))
+        count += not history and not (raw[:1] in _INDENT and raw.lstrip(" \t")[:1] == ">")
     return count
 
 
@@ -169,14 +170,16 @@ def parse(text: str) -> MemoryDocument:
         if raw[:1] not in _FIRST:
             lines.append(Line(raw=raw))
             continue
-        parts: list[str] = []
-        while at + len(parts) < end and (part := _overview_line(raw_lines[at + len(parts)])) is not None:
-            parts.append(part)
-        overview = " ".join(parts) if parts else None
+        below = at
+        while below < end and raw_lines[below][:1] in _INDENT and _overview_line(raw_lines[below]) is not None:
+            below += 1
+        if below == at:
+            lines.append(Line(raw=raw, lesson=_lesson(raw, current.day, current.kind, current.link, current.history)))
+            continue
+        overview = " ".join(_overview_line(line) or "" for line in raw_lines[at:below])
         lesson = _lesson(raw, current.day, current.kind, current.link, current.history, overview)
-        if lesson is not None and parts:  # a bullet that is no lesson has no overview: its quote lines stay lines
-            raw = "\n".join(raw_lines[at - 1 : at + len(parts)])
-            at += len(parts)
+        if lesson is not None:  # a bullet that is no lesson has no overview: its quote lines stay lines of their own
+            raw, at = "\n".join(raw_lines[at - 1 : below]), below
         lines.append(Line(raw=raw, lesson=lesson))
     sections.append(_with_lines(current, lines))
     return MemoryDocument(sections=tuple(sections), trailing_newline=trailing or not text)
@@ -197,12 +200,10 @@ def lesson_block(raw: str, section: Section) -> Lesson | None:
 
 def _overview_line(raw: str) -> str | None:
     """The text of an overview line (`  > text`), or None when the line is not one (no words, or markup in it)."""
-    if raw[:1] not in " \t":
+    body = raw.lstrip(" \t")
+    if body[:1] != ">" or len(body) == len(raw):
         return None
-    found = _OVERVIEW.fullmatch(raw)
-    if found is None:
-        return None
-    text = found.group(1).strip()
+    text = body[1:].strip()
     return text if _has_word(text) and "<!--" not in text and "-->" not in text else None
 
 
@@ -316,7 +317,7 @@ def _is_date(value: str) -> bool:
 
 
 def _has_word(text: str) -> bool:
-    return any(char.isalnum() for char in text)
+    return _ALNUM.search(text) is not None
 
 
 def _day(value: str | None) -> date | None:
