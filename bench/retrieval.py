@@ -274,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=10, help="also report recall@k")
     parser.add_argument("--budget", type=int, default=1000, help="also report budget recall at this many tokens")
     parser.add_argument("--write-path", action="store_true", help="also record every memory through the service")
+    parser.add_argument("--categories", action="store_true", help="the write path gives each memory a category")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--no-latency", action="store_true", help="skip the 10,000-lesson read-path figure")
     args = parser.parse_args(argv)
@@ -281,7 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     results = [evaluate(path, args.k, args.budget, False, encoder) for path in args.dataset or default_datasets()]
     document: dict[str, Any] = {"datasets": results}
     if args.write_path:
-        document["write_path"] = [write_path.measure(result["dataset"], args.budget) for result in results]
+        document["write_path"] = [
+            write_path.measure(result["dataset"], args.budget, categories=args.categories) for result in results
+        ]
     if not args.no_latency:
         document["read_path"] = read_latency.measure()
     if args.json:

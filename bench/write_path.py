@@ -12,6 +12,10 @@ each query is read as a persona's turn reads it (`MemoryService.read` under --bu
   third, later lesson may still supersede one of them);
 - stale left out: `stale` memories of a query that are not in the block injected for it;
 - block recall: the share of a query's `relevant` memories inside that block.
+
+The data sets carry no categories, so every memory is recorded without one (as in files from before categories);
+`--categories` gives each the category the offline model would (`category_for`), so the category rules of curation
+apply.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 from bench.retrieval_data import Case, load
 from bench.vectors import CachedEncoder
 from nightwatch.adapters.memory_files import FileMemoryStore
-from nightwatch.adapters.offline import OfflineLLM
+from nightwatch.adapters.offline import OfflineLLM, category_for
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
@@ -77,15 +81,19 @@ class Counts:
         }
 
 
-def record_case(memory: MemoryService, clock: SettableClock, case: Case, counts: Counts) -> dict[str, str]:
-    """Remember every memory in date order; returns each memory id's lesson id ('' when refused)."""
+def record_case(
+    memory: MemoryService, clock: SettableClock, case: Case, counts: Counts, *, categories: bool = False
+) -> dict[str, str]:
+    """Remember every memory in date order (with the offline model's category for it, when asked); returns each
+    memory id's lesson id ('' when refused)."""
     persona = Persona(name=case.persona, slug=persona_slug(case.persona), role="team member")
     project = project_slug(case.project)
     lesson_of: dict[str, str] = {}
     for item in sorted(case.memories, key=lambda m: m.recorded_at):
         clock.at = item.recorded_at
         try:
-            lesson_of[item.id] = memory.remember(persona, project, item.text, kind="bench").id
+            category = category_for(item.text) if categories else None
+            lesson_of[item.id] = memory.remember(persona, project, item.text, kind="bench", category=category).id
         except InvalidInputError as err:
             lesson_of[item.id] = ""
             counts.refused.append(f"{case.id}/{item.id}: {err}")
@@ -119,7 +127,7 @@ def judge_case(memory: MemoryService, clock: SettableClock, case: Case, lesson_o
 
 
 def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: CachedEncoder | None = None,
-            split: str | None = None) -> dict[str, Any]:  # fmt: skip
+            split: str | None = None, categories: bool = False) -> dict[str, Any]:  # fmt: skip
     """The write-path figures over one data set (or one half of it)."""
     cases = [case for case in load(path) if split is None or case.split == split]
     encoder = encoder or CachedEncoder()
@@ -136,8 +144,9 @@ def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: Cach
             backfill=InlineBackfill(),
         )
         for case in cases:
-            judge_case(memory, clock, case, record_case(memory, clock, case, counts), counts)
-    return {"dataset": path, "budget": budget, "model": "advice" if llm else "offline rule", **counts.report()}
+            judge_case(memory, clock, case, record_case(memory, clock, case, counts, categories=categories), counts)
+    model = ("advice" if llm else "offline rule") + (", categories inferred" if categories else "")
+    return {"dataset": path, "budget": budget, "model": model, **counts.report()}
 
 
 def summary(result: dict[str, Any]) -> str:
@@ -159,9 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--split", choices=("tune", "report"), help="only the cases of this half")
+    parser.add_argument("--categories", action="store_true", help="give each memory the offline model's category")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    result = measure(args.dataset, args.budget, split=args.split)
+    result = measure(args.dataset, args.budget, split=args.split, categories=args.categories)
     print(json.dumps(result) if args.json else summary(result))
     return 0
 

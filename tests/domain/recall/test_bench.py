@@ -86,6 +86,13 @@ def test_the_write_path_merges_restatements_and_retires_updates(dataset: Path, e
     assert "duplicates merged 1.0000 of 1" in write_path.summary(result)
 
 
+def test_the_write_path_can_give_each_memory_the_offline_models_category(dataset: Path, encoder: CachedEncoder) -> None:
+    result = write_path.measure(str(dataset), budget=1000, encoder=encoder, categories=True)
+    assert result["model"] == "offline rule, categories inferred"
+    # These memories read as patterns (no date, fix, preference, owner or version): the meaning rule, as before.
+    assert (result["duplicates_merged"], result["stale_left_out"]) == (1.0, 1.0)
+
+
 def test_the_read_path_benchmark_runs_on_a_small_file() -> None:
     from bench import read_latency
 
