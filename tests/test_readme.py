@@ -63,6 +63,7 @@ def concrete(line: str) -> list[str]:
         "LESSON": "x",
         "QUERY": "q",
         "N": "5",
+        "C": "events",
     }
     return [fills.get(word, word) for word in words]
 

@@ -1,7 +1,9 @@
 """Memory: each persona's lessons per project, as a markdown document a person can read and edit.
 
-The service reads memory for a turn, records what a reflection learned (junk guard, dedup, supersession), and keeps
-the document bounded by compaction. Other rooms use the names below, not the modules behind them.
+Each lesson has an abstract (the bullet, injected into prompts), an overview (shown to people) and a category that
+decides how curation treats it. The service reads memory for a turn, records what a reflection or an extraction
+learned (junk guard, dedup, supersession, the categories' rules), and keeps the document bounded by compaction.
+Other rooms use the names below, not the modules behind them.
 """
 
 from nightwatch.domain.memory.block import MemoryBlockPrompt
