@@ -310,7 +310,8 @@ class DeliberationEngine:
         deliberation = replace(
             state.deliberation, status=status, verdict=stored, finished_at=finished, usage=state.usage
         )
-        return DeliberationResult(deliberation, tuple(state.turns), verdict, tuple(remembered), state.usage)
+        everything = (*state.remembered, *remembered)  # with the memory tools during turns, then in reflection
+        return DeliberationResult(deliberation, tuple(state.turns), verdict, everything, state.usage)
 
     # --- start-up and inspection -------------------------------------------------------------------------------
 

@@ -15,7 +15,9 @@ from typing import ClassVar, Protocol
 from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
+from nightwatch.domain.deliberation.tool_turn import ToolTurn
 from nightwatch.domain.errors import LLMError, NightWatchError
+from nightwatch.domain.memory import MemoryTools, ToolMemory
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -25,6 +27,7 @@ from nightwatch.domain.models import (
     Persona,
     Purpose,
     ReflectionContext,
+    RememberedLesson,
     SystemPrompt,
     ThreadMessage,
     Turn,
@@ -40,8 +43,8 @@ log = logging.getLogger(__name__)
 CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can follow
 
 
-class PersonaMemory(Protocol):
-    """What a deliberation needs of the memory service."""
+class PersonaMemory(ToolMemory, Protocol):
+    """What a deliberation needs of the memory service (its turns' memory tools need `search` and `remember`)."""
 
     def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock: ...
 
@@ -133,6 +136,7 @@ class RunState:
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
     changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
     taken: set[tuple[str, int]] = field(default_factory=set)  # (name casefolded, round) stored before a takeover
+    remembered: list[RememberedLesson] = field(default_factory=list)  # recorded with the memory tools during turns
 
     @property
     def id(self) -> int:
@@ -178,13 +182,15 @@ class TurnTaker:
             persona=persona,
             topic=state.scope.topic,
         )
+        tools = self.tools(state, persona)
         try:
-            response = self._llm.complete(request)
+            response = tools.answer(request)
         except LLMError as error:
             log.warning("%s's turn failed: %s", persona.name, error)
             state.poster.post_notice(f"{persona.name} could not answer this turn ({error}); the others carry on.")
             return
-        self.add_usage(state, response.usage)
+        finally:
+            self.keep_tool_work(state, persona, tools)
         shaped = shape_reply(response.text, earlier=[m.text for m in messages], limit=self._reply_chars)
         turn = Turn(
             persona=persona.name,
@@ -195,6 +201,7 @@ class TurnTaker:
             skipped=not shaped.posted,
             usage=response.usage,
             created_at=self._clock.now(),
+            tool_calls=tuple(tools.traces),
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
         # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
@@ -204,6 +211,21 @@ class TurnTaker:
             state.replies += 1
         state.turns.append(turn)
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
+
+    def tools(self, state: RunState, persona: Persona) -> ToolTurn:
+        """The memory tools of `persona`'s turn, and the loop that lets the model call them (see tool_turn.py)."""
+        scope = state.scope
+        tools = MemoryTools(memory=self._memory, persona=persona, project=scope.project, link=scope.link)
+        return ToolTurn(llm=self._llm, tools=tools, poster=state.poster, persona=persona, project=scope.project)
+
+    def keep_tool_work(self, state: RunState, persona: Persona, tools: ToolTurn) -> None:
+        """Add what the turn's model calls cost and its tool calls did to the run, even when the turn failed.
+
+        The lessons recalled went into a prompt, so they count as injected; those remembered are the run's.
+        """
+        self.add_usage(state, tools.usage)
+        state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in tools.recalled)
+        state.remembered += [RememberedLesson(persona.name, lesson) for lesson in tools.remembered]
 
     def window(self, state: RunState, messages: list[ThreadMessage]) -> ThreadWindow:
         """The thread window for the next call (summarising older messages when they fell out)."""
