@@ -40,7 +40,7 @@ _WORD = re.compile(r"[\w@#%+./:'-]+")
 _FILLER = frozenset(
     """what which when why how who did do does have has had was were is are we you i our us about on regarding re
     with for of to ever already once again there any anything decide decided agree agreed say said choose chose
-    pick picked settle settled do done discuss discussed try tried conclude concluded and or so then""".split()
+    pick picked settle settled do done discuss discussed try tried conclude concluded seen and or so then""".split()
 )
 _FOUND = re.compile(r"^- \[([0-9a-f]{8})\] (.+)$")
 
