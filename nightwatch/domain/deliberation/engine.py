@@ -37,6 +37,7 @@ from nightwatch.domain.deliberation.turns import (
     conversation,
 )
 from nightwatch.domain.errors import NotFoundError
+from nightwatch.domain.memory import memory_tool_specs
 from nightwatch.domain.models import (
     Decision,
     Deliberation,
@@ -247,7 +248,10 @@ class DeliberationEngine:
         raise AssertionError("the last round always returns a verdict")  # pragma: no cover
 
     def _decide(self, state: RunState, round_no: int, final: bool) -> Verdict:
-        """The lead's verdict; its system prompt is the same as for its turn, so the prefix cache is reused."""
+        """The lead's verdict; its tools and system prompt are the same as for its turn, so the prefix cache is reused.
+
+        The memory tools are defined (the cached prefix starts with them) but may not be called: `answer_now`.
+        """
         lead = state.panel.lead
         window = self._turns.window(state, state.poster.messages())
         memory = state.memory.get(lead.slug) or self._turns.read_memory(state, lead, window)
@@ -259,6 +263,8 @@ class DeliberationEngine:
             model=lead.model,
             persona=lead,
             topic=state.scope.topic,
+            tools=memory_tool_specs(),
+            answer_now=True,
         )
         decided = decide(self._llm, request, retries=max(0, self._policy.consensus_retries), final_round=final)
         self._turns.add_usage(state, decided.usage)

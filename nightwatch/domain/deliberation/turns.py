@@ -1,7 +1,8 @@
 """One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
 
 A turn reads the persona's memory for the topic, compiles its system prompt around the thread window, asks the model
-and posts the answer unless it is SKIP, empty or a near-duplicate (those are stored as skipped, not posted).
+(which may first call the memory tools, at most three times: tool_turn.py) and posts the answer unless it is SKIP,
+empty or a near-duplicate (those are stored as skipped, not posted).
 A model failure skips only that persona's turn, with a notice in the thread. A turn is stored before it is posted.
 """
 

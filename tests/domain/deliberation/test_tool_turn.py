@@ -434,3 +434,14 @@ def test_a_turn_whose_model_fails_after_a_remember_keeps_the_lesson_in_the_resul
     assert any("Dev could not answer this turn" in notice for notice in poster.notices)
     assert poster.lessons[0][3] == KEPT
     assert result.usage.input_tokens >= 10  # the call that asked to remember counts
+
+
+def test_the_lead_decides_with_the_tools_of_its_turn_defined_but_closed() -> None:
+    s = stage(policy=DeliberationPolicy(max_rounds=1))
+    s.engine.run(ask("Dev: merge?"), RecordingPoster())
+    lead_turn = s.llm.calls(Purpose.TURN)[-1]
+    decision = s.llm.calls(Purpose.CONSENSUS)[0]
+    assert decision.tools == lead_turn.tools  # the cached prefix begins with the tools, then the system prompt
+    assert decision.tools
+    assert decision.answer_now
+    assert not lead_turn.answer_now
