@@ -274,8 +274,9 @@ class FakeAnthropic:
             self._cached_prefixes.add(prefix)
         system_text, _ = request_text(body)
         messages_words = sum(len(json.dumps(m.get("content", "")).split()) for m in body.get("messages", []))
+        tool_words = len(json.dumps(tools).split()) if tools else 0
         return {
-            "input_tokens": len(system_text.split()) - cached + messages_words,
+            "input_tokens": len(system_text.split()) + tool_words - cached + messages_words,
             "output_tokens": len(text.split()),
             "cache_creation_input_tokens": cached if cached and not seen else 0,
             "cache_read_input_tokens": cached if cached and seen else 0,

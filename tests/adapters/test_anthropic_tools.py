@@ -158,6 +158,7 @@ def test_the_tools_and_the_system_prompt_keep_their_cache_marks_across_the_loop(
     assert first["tools"][-1]["cache_control"] == {"type": "ephemeral"}
     assert reply.usage.cache_write_tokens > 0  # the first call wrote the prefix (tools and system)
     assert reply.usage.cache_read_tokens == reply.usage.cache_write_tokens  # the second read it back
+    assert reply.usage.input_tokens > 0  # what was not cached: the interaction's context and the messages
 
 
 def test_a_fourth_call_gets_an_error_result_and_the_next_request_forbids_tools(
