@@ -103,7 +103,8 @@ class TeachingService:
         Raises NotFoundError naming the known personas when a name matches none.
         """
         if teaching.personas:
-            return tuple(dict.fromkeys(_named(personas, name) for name in teaching.personas))
+            named = {persona.slug: persona for persona in (_named(personas, name) for name in teaching.personas)}
+            return tuple(named.values())
         return self.participants(thread, personas)
 
     def participants(self, thread: str, personas: Sequence[Persona]) -> tuple[Persona, ...]:
