@@ -25,6 +25,7 @@ from nightwatch.adapters.slack.teaching_views import (
     kept_blocks,
     names_text,
     nothing_close_blocks,
+    slack_author,
 )
 from nightwatch.adapters.slack.threads import ChannelDirectory, thread_link
 from nightwatch.adapters.slack.views import Block, escape, lesson_note_blocks
@@ -157,7 +158,7 @@ class ThreadTeaching:
         lessons = [lesson for _, lesson in held]
         mine = all(may_forget(lesson, user, admin=False) for lesson in lessons)
         if not mine and not self._admins.is_admin(user):
-            raise PermissionDeniedError(ONLY_AUTHOR if any(lesson.author for lesson in lessons) else ONLY_ADMIN)
+            raise PermissionDeniedError(ONLY_AUTHOR if any(map(slack_author, lessons)) else ONLY_ADMIN)
         removed = self._teaching.forget(held, target.project)
         if not removed:
             raise NotFoundError("That lesson has been forgotten already; nothing changed.")

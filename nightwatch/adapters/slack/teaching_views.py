@@ -65,9 +65,14 @@ def names_text(personas: Sequence[Persona], *, bold: bool = False) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
+def slack_author(lesson: Lesson) -> str | None:
+    """The Slack user who taught or added the lesson; None for the persona's own, or the CLI's."""
+    return lesson.author if lesson.author and _SLACK_USER.fullmatch(lesson.author) else None
+
+
 def who_may_forget(lessons: Sequence[Lesson]) -> str:
     """Who may confirm forgetting these copies of a lesson: their author (a Slack user), or an admin."""
-    authors = sorted({lesson.author for lesson in lessons if lesson.author and _SLACK_USER.fullmatch(lesson.author)})
+    authors = sorted({author for lesson in lessons if (author := slack_author(lesson))})
     if authors:
         return f"Only {' or '.join(f'<@{author}>' for author in authors)} (who taught it) or a Night Watch admin"
     return "Only a Night Watch admin"
@@ -75,7 +80,7 @@ def who_may_forget(lessons: Sequence[Lesson]) -> str:
 
 def origin_text(lesson: Lesson) -> str:
     """Where the lesson came from: "taught by @name", "added by @name", "added from the CLI", or the persona."""
-    if lesson.kind == TAUGHT and lesson.author and _SLACK_USER.fullmatch(lesson.author):
+    if lesson.kind == TAUGHT and slack_author(lesson):
         return f"taught by <@{lesson.author}>"
     return added_by(lesson) or "recorded by the persona itself"
 

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from nightwatch.domain.errors import InvalidNameError, LLMError, NotFoundError, StorageError
+from nightwatch.domain.errors import InvalidInputError, InvalidNameError, LLMError, NotFoundError, StorageError
 from nightwatch.domain.memory.inputs import validate_lesson_id, validate_query
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.memory.teaching import Teaching, TeachingPrompt, may_teach, read_teaching
@@ -125,16 +125,24 @@ class TeachingService:
     ) -> list[Taught]:
         """Record the lesson for each persona, taught by `author`; a restatement only counts the kept lesson again.
 
-        Input the lesson cannot be (empty, too long, junk) raises InvalidInputError before anything is written.
+        A lesson no persona would take (empty, too long, junk) raises InvalidInputError, and nothing is written; one
+        that only some refuse (it stitches together lessons one of them has) is reported for those as a problem.
         """
         taught: list[Taught] = []
+        refused: list[str] = []
         for persona in personas:
             try:
                 lesson = self._memory.remember(persona, project, text, kind=TAUGHT, link=link, author=author)
+            except InvalidInputError as err:
+                refused.append(str(err))
+                taught.append(Taught(persona, None, problem=f"{persona.name}: {err}"))
+                continue
             except StorageError as err:  # it says whether the lesson is kept for a retry
                 taught.append(Taught(persona, None, problem=str(err)))
                 continue
             taught.append(Taught(persona, lesson, restated=lesson.seen > 1))
+        if refused and len(refused) == len(taught):
+            raise InvalidInputError(refused[0])
         return taught
 
     def closest(self, personas: Sequence[Persona], project: str, wanted: str) -> Nearest:

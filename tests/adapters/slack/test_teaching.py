@@ -294,3 +294,21 @@ def test_the_teacher_may_use_the_notes_forget_button_and_other_members_may_not(s
     assert lessons(stack, "Maya")
     click(stack, "lesson_forget", value, note, user="U1")
     fake.wait_for(lambda: lessons(stack, "Maya") == [])
+
+
+def test_a_persona_that_refuses_the_lesson_says_why_in_the_thread_while_the_others_learn(
+    stack: Stack, fake: FakeSlack
+) -> None:
+    carlos = stack.personas.get("Carlos")
+    stack.memory.remember(carlos, PROJECT, "The payments suite is flaky on CI runners.")
+    stack.memory.remember(carlos, PROJECT, "Rerun the payments suite before blaming a change.")
+    event = mention(
+        stack,
+        fake,
+        "Maya and Carlos, remember that the payments suite is flaky on CI runners; "
+        "rerun the payments suite before blaming a change",
+    )
+    maya, refusal = wait_for_posts(fake, root(event), 2)
+    assert maya["text"].startswith("★ Maya remembered: The payments suite is flaky on CI runners; rerun")
+    assert refusal["text"].startswith("Carlos: Not remembered: it copies lessons already remembered")
+    assert len(lessons(stack, "Carlos")) == 2

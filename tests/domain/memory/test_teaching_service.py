@@ -146,3 +146,15 @@ def test_forgetting_removes_every_copy_and_a_second_time_finds_none(world: World
         world.teaching.held([MAYA, CARLOS], "p", lesson_id)
     with pytest.raises(InvalidInputError, match="8 characters"):
         world.teaching.held([MAYA], "p", "not-an-id")
+
+
+def test_a_persona_that_refuses_the_lesson_is_reported_while_the_others_learn_it(world: World) -> None:
+    world.memory.remember(CARLOS, "p", "The payments suite is flaky on CI runners.")
+    world.memory.remember(CARLOS, "p", "Rerun the payments suite before blaming a change.")
+    stitched = "The payments suite is flaky on CI runners; rerun the payments suite before blaming a change."
+    maya, carlos = world.teaching.remember([MAYA, CARLOS], "p", stitched, author="U1", link=None)
+    assert maya.lesson is not None
+    assert maya.lesson.text == stitched
+    assert carlos.lesson is None
+    assert carlos.problem.startswith("Carlos: Not remembered: it copies lessons already remembered")
+    assert len(world.memory.lessons(CARLOS, "p")) == 2
