@@ -23,7 +23,7 @@ from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer, TeachingService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import (
     LLM,
@@ -218,6 +218,11 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_teaching(self, memory: MemoryService, log: DeliberationLog, llm: LLM) -> TeachingService:
+        return TeachingService(memory=memory, log=log, llm=llm)
+
+    @singleton
+    @provider
     def provide_slack_app(
         self,
         settings: Settings,
@@ -228,6 +233,7 @@ class NightWatchModule(Module):
         state: SlackState,
         clock: Clock,
         proactive: ProactiveService,
+        teaching: TeachingService,
     ) -> SlackApp:
         return SlackApp(
             settings=settings.slack,
@@ -238,6 +244,7 @@ class NightWatchModule(Module):
             state=state,
             clock=clock,
             proactive=proactive,
+            teaching=teaching,
         )
 
 

@@ -169,6 +169,7 @@ class Purpose(StrEnum):
     SUMMARY = "summary"
     PROACTIVE = "proactive"
     CURATION = "curation"
+    TEACHING = "teaching"  # does a message ask to remember or forget something?
 
 
 @dataclass(frozen=True)

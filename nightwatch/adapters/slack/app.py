@@ -34,11 +34,12 @@ from nightwatch.adapters.slack.persona_admin import PersonaAdmin
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.adapters.slack.socket_mode import EagerAckSocketModeHandler
+from nightwatch.adapters.slack.teaching import ThreadTeaching
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.config import SlackSettings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.errors import ConfigError
-from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.memory import MemoryService, TeachingService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import Clock, DeliberationLog
 from nightwatch.domain.proactive import ProactiveService
@@ -81,6 +82,7 @@ class SlackApp:
         log: DeliberationLog,
         state: SlackState,
         clock: Clock,
+        teaching: TeachingService,
         client: WebClient | None = None,
         proactive: ProactiveService | None = None,
         proactive_tick_seconds: float = DEFAULT_TICK_SECONDS,
@@ -121,8 +123,17 @@ class SlackApp:
         )
         self.leases = LeaseKeeper(deliberations=deliberations, every_seconds=renew_every(engine.lease_for))
         admin = PersonaAdmin(personas=personas, memory=memory, admins=admins, client=self.client)
+        taught = ThreadTeaching(
+            teaching=teaching, personas=personas, channels=channels, client=self.client, admins=admins
+        )
         Listeners(
-            state=state, clock=clock, deliberations=deliberations, commands=commands, admin=admin, home=home
+            state=state,
+            clock=clock,
+            deliberations=deliberations,
+            commands=commands,
+            admin=admin,
+            home=home,
+            teaching=taught,
         ).register(self.app)
         self.scheduler = None
         if proactive is not None:
