@@ -51,10 +51,10 @@ class SharedBlock:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An item a share offers, with its sharer's recall score; `first` items (pinned lessons) lead."""
+    """An item a share offers: its place in its sharer's own ranking; `first` items (pinned lessons) lead."""
 
     item: SharedItem
-    score: float
+    rank: int  # 0 for the sharer's best (among its `first` items, or among the others)
     first: bool = False
 
 
@@ -77,8 +77,13 @@ class SharedBlockPrompt(Prompt):
 
 
 def pack_shared(candidates: Sequence[Candidate], budget: int) -> SharedBlock:
-    """The best candidates that fit `budget` tokens, rendered: `first` ones, then by score (stable), never over."""
-    ordered = sorted(candidates, key=lambda c: (not c.first, -c.score))
+    """The best candidates that fit `budget` tokens, rendered, never over.
+
+    `first` ones lead; then each sharer's best in turn, then each one's second best, and so on (candidates come
+    grouped by sharer, in order). Scores of different memories are not comparable (a memory of one lesson scores
+    its words low), so taking turns by rank keeps one long memory from crowding out a short one.
+    """
+    ordered = sorted(candidates, key=lambda c: (not c.first, c.rank))
     chosen = pack((c.item for c in ordered), budget, _cost)
     text = render_items(chosen)
     while chosen and estimate_tokens(text) > budget:  # the estimate is checked on the whole rendered block

@@ -21,7 +21,7 @@ from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoun
 from nightwatch.domain.inputs import shown
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.memory.shared_block import Candidate, SharedBlock, SharedItem, pack_shared
-from nightwatch.domain.models import Persona, Share, ShareContent
+from nightwatch.domain.models import Lesson, Persona, Share, ShareContent
 from nightwatch.domain.personas import check_slug, project_slug, validate_persona_name
 from nightwatch.domain.ports import Clock, ShareRepository
 
@@ -170,8 +170,9 @@ class SharingService:
     def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
         """The knowledge shared with `persona` on `project`, ranked for the topic and packed under the budget.
 
-        Each sharer's lessons are ranked as its own read ranks them (`MemoryService.rank_shared`); the best of all
-        sharers go in, each sharer's pinned lessons first, and every line says whose it is. Read-only.
+        Each sharer's lessons are ranked as its own read ranks them (`MemoryService.rank_shared`); pinned lessons
+        first, then the sharers take turns by rank (shared_block.pack_shared), and every line says whose it is.
+        Read-only.
         """
         if persona.id is None or self.token_budget <= 0:
             return SharedBlock()
@@ -225,11 +226,14 @@ class SharingService:
                 "could not read %s's shared memory of %s (%s); the turn goes on without it", sharer.name, project, error
             )
             return []
-        return [
-            Candidate(
-                SharedItem(sharer.name, sharer.role, SharedItem.LESSON, hit.lesson.text), hit.score, hit.lesson.pinned
-            )
-            for hit in ranked
+        pinned = [hit.lesson for hit in ranked if hit.lesson.pinned]
+        others = [hit.lesson for hit in ranked if not hit.lesson.pinned]
+
+        def item(lesson: Lesson) -> SharedItem:
+            return SharedItem(sharer.name, sharer.role, SharedItem.LESSON, lesson.text)
+
+        return [Candidate(item(lesson), rank, first=True) for rank, lesson in enumerate(pinned)] + [
+            Candidate(item(lesson), rank) for rank, lesson in enumerate(others)
         ]
 
 
