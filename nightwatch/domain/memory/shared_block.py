@@ -7,7 +7,8 @@ part of it is made data with `as_data`, so no shared text can close the block th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -76,7 +77,39 @@ class SharedBlockPrompt(Prompt):
         )
 
 
-def pack_shared(candidates: Sequence[Candidate], budget: int) -> SharedBlock:
+_COSTS_KEPT = 20_000  # line costs remembered: a teammate's lessons are offered again at every turn
+
+
+class LineCosts:
+    """What each item's line costs in tokens, remembered by its text (counting tokens is the slow part of packing)."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, item: SharedItem) -> int:
+        line = attributed(_as_data(item))
+        with self._lock:
+            known = self._known.get(line)
+        if known is None:
+            known = estimate_tokens(line + "\n")
+            with self._lock:
+                if len(self._known) >= _COSTS_KEPT:
+                    self._known.clear()
+                self._known[line] = known
+        return known
+
+
+def attributed(item: SharedItem) -> str:
+    """One item's line as shared_block.md.j2 renders it (tests keep the two alike); costs are counted on it."""
+    role = f" ({item.role})" if item.role else ""
+    pinned = ", pinned document" if item.kind == SharedItem.PIN else ""
+    return f"- from {item.source}{role}{pinned}: {item.text}"
+
+
+def pack_shared(
+    candidates: Sequence[Candidate], budget: int, cost: Callable[[SharedItem], int] | None = None
+) -> SharedBlock:
     """The best candidates that fit `budget` tokens, rendered, never over.
 
     `first` ones lead; then each sharer's best in turn, then each one's second best, and so on (candidates come
@@ -84,7 +117,7 @@ def pack_shared(candidates: Sequence[Candidate], budget: int) -> SharedBlock:
     its words low), so taking turns by rank keeps one long memory from crowding out a short one.
     """
     ordered = sorted(candidates, key=lambda c: (not c.first, c.rank))
-    chosen = pack((c.item for c in ordered), budget, _cost)
+    chosen = pack((c.item for c in ordered), budget, cost or LineCosts())
     text = render_items(chosen)
     while chosen and estimate_tokens(text) > budget:  # the estimate is checked on the whole rendered block
         chosen = chosen[:-1]
@@ -101,7 +134,3 @@ def render_items(items: Sequence[SharedItem]) -> str:
 
 def _as_data(item: SharedItem) -> SharedItem:
     return SharedItem(as_data(item.source), as_data(" ".join(item.role.split())), item.kind, as_data(item.text))
-
-
-def _cost(item: SharedItem) -> int:
-    return estimate_tokens(render_items((item,)) + "\n")

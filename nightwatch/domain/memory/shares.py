@@ -20,7 +20,7 @@ from typing import Protocol
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError
 from nightwatch.domain.inputs import shown
 from nightwatch.domain.memory.service import MemoryService
-from nightwatch.domain.memory.shared_block import Candidate, SharedBlock, SharedItem, pack_shared
+from nightwatch.domain.memory.shared_block import Candidate, LineCosts, SharedBlock, SharedItem, pack_shared
 from nightwatch.domain.models import Lesson, Persona, Share, ShareContent
 from nightwatch.domain.personas import check_slug, project_slug, validate_persona_name
 from nightwatch.domain.ports import Clock, ShareRepository
@@ -108,6 +108,7 @@ class SharingService:
         self._memory = memory
         self._clock = clock
         self.token_budget = token_budget
+        self._costs = LineCosts()
 
     # --- changing -------------------------------------------------------------------------------------------------
 
@@ -182,7 +183,7 @@ class SharingService:
             if ShareContent.LESSONS in opened:
                 candidates += self._lessons_of(sharer, slug, topic, thread)
             # ShareContent.PINS: the sharer's pinned documents join `candidates` here, once pins exist.
-        return pack_shared(candidates, self.token_budget)
+        return pack_shared(candidates, self.token_budget, self._costs)
 
     # --- steps ----------------------------------------------------------------------------------------------------
 
@@ -215,7 +216,7 @@ class SharingService:
                 )
         if not opened:
             return []
-        known = {p.id: p for p in self._personas.list()}
+        known = {p.id: p for p in self._personas.list()}  # one query (a lookup per sharer costs more from two on)
         return [(known[sharer], kinds) for sharer, kinds in opened.items() if sharer in known]
 
     def _lessons_of(self, sharer: Persona, project: str, topic: str, thread: str) -> builtins.list[Candidate]:
