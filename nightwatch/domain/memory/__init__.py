@@ -2,7 +2,8 @@
 
 The service reads memory for a turn, records what a reflection learned (junk guard, dedup, supersession), and keeps
 the document bounded by compaction; teaching records what a person says in plain words ("remember that …", "forget
-that …"). Other rooms use the names below, not the modules behind them.
+that …"). Shares open one persona's knowledge of a project to teammates, read-only, as a shared block in their
+prompts. Other rooms use the names below, not the modules behind them.
 """
 
 from nightwatch.domain.memory.cache import line_cost
@@ -20,6 +21,17 @@ from nightwatch.domain.memory.inputs import (
 from nightwatch.domain.memory.pending import Retried, orphans
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
+from nightwatch.domain.memory.shared_block import SharedBlock, SharedItem
+from nightwatch.domain.memory.shares import (
+    EVERYONE,
+    SHARED_TOKEN_BUDGET,
+    ShareOutcome,
+    ShareView,
+    SharingService,
+    describe,
+    validate_receiver,
+    validate_share_content,
+)
 from nightwatch.domain.memory.teaching import Intent, Teaching, TeachingPrompt, may_teach, read_teaching
 from nightwatch.domain.memory.teaching_phrases import parse_teaching
 from nightwatch.domain.memory.teaching_service import TAUGHT, Match, Nearest, Taught, TeachingService, may_forget
@@ -28,9 +40,11 @@ from nightwatch.domain.memory.unread import unread_summary
 
 __all__ = [
     "CLI_AUTHOR",
+    "EVERYONE",
     "LESSON_MAX",
     "QUERY_MAX",
     "SEARCH_MAX",
+    "SHARED_TOKEN_BUDGET",
     "TAUGHT",
     "Flavour",
     "Intent",
@@ -42,10 +56,16 @@ __all__ = [
     "Merged",
     "Nearest",
     "Retried",
+    "ShareOutcome",
+    "ShareView",
+    "SharedBlock",
+    "SharedItem",
+    "SharingService",
     "Taught",
     "Teaching",
     "TeachingPrompt",
     "TeachingService",
+    "describe",
     "flavour_for",
     "is_duplicate",
     "line_cost",
@@ -59,5 +79,7 @@ __all__ = [
     "validate_lesson",
     "validate_lesson_id",
     "validate_query",
+    "validate_receiver",
     "validate_search_limit",
+    "validate_share_content",
 ]
