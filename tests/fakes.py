@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from nightwatch.domain.models import (
     PendingLesson,
     Persona,
     Purpose,
+    Share,
     ThreadMessage,
     Turn,
     Usage,
@@ -26,6 +28,7 @@ from nightwatch.domain.models import (
 )
 from nightwatch.domain.personas.names import check_slug
 from nightwatch.domain.ports import FolderMove, recent_limit
+from nightwatch.domain.tool_use import ToolCall
 from nightwatch.domain.vectors import VectorTable
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
@@ -42,11 +45,15 @@ class FakeClock:
         self.current += timedelta(**delta)
 
 
-Reply = str | BaseException | Callable[[LLMRequest], str]
+Reply = str | LLMResponse | BaseException | Callable[[LLMRequest], str | LLMResponse]
 
 
 class ScriptedLLM:
-    """Answers from per-purpose scripts (queues); falls back to `default` replies; records every request."""
+    """Answers from per-purpose scripts (queues); falls back to `default` replies; records every request.
+
+    A reply is a text, a whole LLMResponse (to call tools: `calling(...)`), an exception to raise, or a function of
+    the request giving either.
+    """
 
     def __init__(self, default: dict[Purpose, Reply] | None = None) -> None:
         self.scripts: dict[Purpose, list[Reply]] = {}
@@ -67,11 +74,22 @@ class ScriptedLLM:
             raise LLMOutputError(f"ScriptedLLM has no reply for {request.purpose}")
         if isinstance(reply, BaseException):
             raise reply
-        text = reply(request) if callable(reply) else reply
-        return LLMResponse(text=text, usage=Usage(input_tokens=10, output_tokens=5), model="scripted")
+        answer = reply(request) if callable(reply) else reply
+        if isinstance(answer, LLMResponse):
+            return answer
+        return LLMResponse(text=answer, usage=Usage(input_tokens=10, output_tokens=5), model="scripted")
 
     def calls(self, purpose: Purpose) -> list[LLMRequest]:
         return [r for r in self.requests if r.purpose is purpose]
+
+
+_CALL_IDS = itertools.count(1)
+
+
+def calling(*calls: tuple[str, dict[str, object]], text: str = "") -> LLMResponse:
+    """A scripted answer that calls tools (ids call-1, call-2, ... unique in the test run), with `text` beside them."""
+    made = tuple(ToolCall(f"call-{next(_CALL_IDS)}", name, given) for name, given in calls)
+    return LLMResponse(text=text, usage=Usage(input_tokens=10, output_tokens=5), model="scripted", tool_calls=made)
 
 
 class InMemoryPersonaRepository:
@@ -288,34 +306,96 @@ class InMemoryPendingLessons:
             raise StorageError("The database could not keep lessons for a retry (OperationalError); check it.")
 
 
+class InMemoryShareRepository:
+    """ShareRepository in a list, beside a persona repository: like the database's foreign keys, a share naming a
+    persona that repository no longer has is gone, and one naming an unknown persona is refused."""
+
+    def __init__(self, personas: InMemoryPersonaRepository) -> None:
+        self.personas = personas
+        self.rows: list[Share] = []
+        self.broken = False
+        self.received_calls = 0
+
+    def put(self, share: Share) -> Share | None:
+        self._check()
+        alive = self._alive()
+        if share.sharer_id not in alive or (share.receiver_id is not None and share.receiver_id not in alive):
+            raise NotFoundError("One of the personas of this share no longer exists.")
+        for at, row in enumerate(self.rows):
+            if (row.sharer_id, row.receiver_id, row.project) == (share.sharer_id, share.receiver_id, share.project):
+                self.rows[at] = replace(row, what=share.what)
+                return row
+        self.rows.append(share)
+        return None
+
+    def remove(self, sharer_id: int, receiver_id: int | None, project: str) -> Share | None:
+        self._check()
+        for row in self._live():
+            if (row.sharer_id, row.receiver_id, row.project) == (sharer_id, receiver_id, project):
+                self.rows.remove(row)
+                return row
+        return None
+
+    def list(self, *, project: str | None = None, persona_id: int | None = None) -> list[Share]:
+        self._check()
+        return [
+            row
+            for row in self._live()
+            if project in (None, row.project) and (persona_id is None or persona_id in (row.sharer_id, row.receiver_id))
+        ]
+
+    def received(self, receiver_id: int, project: str) -> list[Share]:
+        self._check()
+        self.received_calls += 1
+        return [row for row in self._live() if row.project == project and row.receiver_id in (None, receiver_id)]
+
+    def _alive(self) -> set[int | None]:
+        return {persona.id for persona in self.personas.list()}
+
+    def _live(self) -> list[Share]:
+        alive = self._alive()
+        self.rows = [r for r in self.rows if r.sharer_id in alive and (r.receiver_id is None or r.receiver_id in alive)]
+        return list(self.rows)
+
+    def _check(self) -> None:
+        if self.broken:
+            raise StorageError("The database could not read the shares (OperationalError); check it.")
+
+
 @dataclass(frozen=True)
 class InMemoryPersonaTransaction:
     personas: InMemoryPersonaRepository
     memory: InMemoryMemoryStore
     pending: InMemoryPendingLessons
+    shares: InMemoryShareRepository
 
 
 class InMemoryPersonaTransactions:
-    """PersonaTransactions over the in-memory fakes: a block that raises puts all three back as they were."""
+    """PersonaTransactions over the in-memory fakes: a block that raises puts all four back as they were."""
 
     def __init__(
-        self, repo: InMemoryPersonaRepository, store: InMemoryMemoryStore, pending: InMemoryPendingLessons
+        self,
+        repo: InMemoryPersonaRepository,
+        store: InMemoryMemoryStore,
+        pending: InMemoryPendingLessons,
+        shares: InMemoryShareRepository | None = None,
     ) -> None:
-        self.open = InMemoryPersonaTransaction(repo, store, pending)
+        self.open = InMemoryPersonaTransaction(repo, store, pending, shares or InMemoryShareRepository(repo))
         self.committed = 0
 
     @contextmanager
     def begin(self) -> Iterator[InMemoryPersonaTransaction]:
-        repo, store, pending = self.open.personas, self.open.memory, self.open.pending
+        repo, store, pending, shares = self.open.personas, self.open.memory, self.open.pending, self.open.shares
         saved = (
             (dict(repo._rows), set(repo._seeded), repo._next),
             {name: copy.deepcopy(getattr(store, name)) for name in _STORE_STATE},
             (list(pending.rows), pending._next),
+            list(shares.rows),
         )
         try:
             yield self.open
         except BaseException:
-            (repo._rows, repo._seeded, repo._next), kept, (pending.rows, pending._next) = saved
+            (repo._rows, repo._seeded, repo._next), kept, (pending.rows, pending._next), shares.rows = saved
             for name, value in kept.items():
                 setattr(store, name, value)
             raise
@@ -441,6 +521,7 @@ class RecordingPoster:
         self.turns: list[tuple[str, str]] = []
         self.verdicts: list[tuple[str, Verdict, str]] = []
         self.lessons: list[tuple[str, str, str, str]] = []
+        self.recalls: list[tuple[str, str, int]] = []
         self.notices: list[str] = []
 
     def post_turn(self, persona: Persona, text: str) -> None:
@@ -453,6 +534,9 @@ class RecordingPoster:
 
     def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
         self.lessons.append((persona.name, project, lesson_id, text))
+
+    def post_recall(self, persona: Persona, query: str, found: int) -> None:
+        self.recalls.append((persona.name, query, found))
 
     def post_notice(self, text: str) -> None:
         self.notices.append(text)

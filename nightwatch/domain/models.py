@@ -9,6 +9,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Literal
 
+from nightwatch.domain.tool_use import ToolCall, ToolRound, ToolSpec, ToolTrace
+
 
 def _frozen_map(value: Mapping[str, str] | None = None) -> Mapping[str, str]:
     return MappingProxyType(dict(value or {}))
@@ -178,6 +180,33 @@ class PendingLesson:
     overview: str | None = None
 
 
+class ShareContent(StrEnum):
+    """What a share opens to its receiver: the sharer's lessons, its pinned documents, or both."""
+
+    LESSONS = "lessons"
+    PINS = "pins"
+    ALL = "all"
+
+    def covers(self, kind: ShareContent) -> bool:
+        """Whether this share includes `kind` (LESSONS or PINS)."""
+        return self is ShareContent.ALL or self is kind
+
+
+@dataclass(frozen=True)
+class Share:
+    """One persona's knowledge of one project, opened read-only to another persona or to every persona.
+
+    Personas are named by database id, so a rename changes nothing here. `receiver_id` None means every persona,
+    ones created later included (stored as such, never expanded into one share per persona).
+    """
+
+    sharer_id: int
+    receiver_id: int | None
+    project: str  # a slug
+    what: ShareContent
+    created_at: datetime | None = None
+
+
 @dataclass(frozen=True)
 class CompactionResult:
     lines_before: int
@@ -199,6 +228,7 @@ class Purpose(StrEnum):
     SUMMARY = "summary"
     PROACTIVE = "proactive"
     CURATION = "curation"
+    TEACHING = "teaching"  # does a message ask to remember or forget something?
     EXTRACTION = "extraction"  # lessons from a thread's older messages, as they are summarised away
 
 
@@ -234,6 +264,9 @@ class LLMRequest:
     model: str | None = None
     persona: Persona | None = None
     topic: str = ""
+    tools: tuple[ToolSpec, ...] = ()  # tools the model may call (see tool_use.py)
+    tool_rounds: tuple[ToolRound, ...] = ()  # the calls made so far and their results, after `messages`
+    answer_now: bool = False  # the tools stay defined, but the model must answer in text without calling one
 
 
 @dataclass(frozen=True)
@@ -258,6 +291,7 @@ class LLMResponse:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     offline: bool = False
+    tool_calls: tuple[ToolCall, ...] = ()  # the model asks for these before it answers; `text` may then be ''
 
 
 # --- deliberation ----------------------------------------------------------------------------------------------
@@ -296,6 +330,7 @@ class Turn:
     skipped: bool = False
     usage: Usage = field(default_factory=Usage)
     created_at: datetime | None = None
+    tool_calls: tuple[ToolTrace, ...] = ()  # kept in memory for the caller; the deliberation log does not store them
 
 
 @dataclass(frozen=True)

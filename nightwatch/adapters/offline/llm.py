@@ -3,8 +3,12 @@
 It answers every Purpose in the shape the domain parsers expect, from what the request says: the persona's soul and
 style, the topic, the thread and the instruction (see text.py for the cues it reads). No randomness, no clock:
 the same request gives the same answer. Every text a person will read starts with "[offline]", JSON fields included;
-compaction is the one exception, because it returns the persona's existing lessons unchanged (their ids are hashes
-of their text).
+compaction and teaching are the exceptions: compaction returns the persona's existing lessons unchanged (their ids
+are hashes of their text), and teaching returns what a person said, read by the phrase rules the domain falls back
+on (a lesson taught is the teacher's words, not the model's).
+
+A turn whose topic asks about the past, with the memory tools offered, first calls `memory_recall` and then answers
+from what it found (recall.py); no other answer calls a tool.
 
 Who says what lives beside it: voice.py (turns), consensus.py (the lead's reading of the thread and its
 verdict: a check asked for or a risk named before the last round -> CHANGES with it as an action item; in the last
@@ -20,6 +24,7 @@ from collections.abc import Callable
 
 from nightwatch.adapters.offline import consensus as offline_consensus
 from nightwatch.adapters.offline import lessons as offline_lessons
+from nightwatch.adapters.offline import recall as offline_recall
 from nightwatch.adapters.offline import voice as offline_voice
 from nightwatch.adapters.offline.categories import category_for
 from nightwatch.adapters.offline.text import (
@@ -41,6 +46,7 @@ from nightwatch.adapters.offline.text import (
     unmark,
 )
 from nightwatch.adapters.offline.topic import topic_phrase
+from nightwatch.domain.memory import parse_teaching
 from nightwatch.domain.models import LLMRequest, LLMResponse, Purpose, Usage
 from nightwatch.domain.tokens import estimate_tokens
 
@@ -56,9 +62,13 @@ class OfflineLLM:
     """Answers LLM requests without a model: deterministic, labelled "[offline]"."""
 
     def complete(self, request: LLMRequest) -> LLMResponse:
-        """Answer `request` in the shape its purpose asks for."""
-        text = self._answer(request)
+        """Answer `request` in the shape its purpose asks for, or with the memory recall it needs first."""
         prompt = request.system.text + "".join(m.content for m in request.messages)
+        call = offline_recall.recall_call(request)
+        if call is not None:
+            usage = Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(str(call.input)))
+            return LLMResponse(text="", usage=usage, model=MODEL_NAME, offline=True, tool_calls=(call,))
+        text = self._answer(request)
         usage = Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(text))
         return LLMResponse(text=text, usage=usage, model=MODEL_NAME, offline=True)
 
@@ -77,8 +87,11 @@ def _turn(request: LLMRequest, topic: str) -> str:
         final=is_last_round(request),
         items=tuple(numbered_items(asked)),
     )
-    remembered = memory_lessons(request.system.text)
-    return offline_voice.turn(request.persona, topic, thread(request), cue, remembered)
+    found = offline_recall.recalled(request)
+    if found is None:
+        return offline_voice.turn(request.persona, topic, thread(request), cue, memory_lessons(request.system.text))
+    said = offline_voice.turn(request.persona, topic, thread(request), cue, [])  # the recall says what it remembers
+    return offline_recall.from_memory(*found, said)
 
 
 def _consensus(request: LLMRequest, topic: str) -> str:
@@ -102,6 +115,11 @@ def _proactive(request: LLMRequest, topic: str) -> str:
 
 def _curation(request: LLMRequest, topic: str) -> str:
     return json.dumps({"action": "create", "target": None})
+
+
+def _teaching(request: LLMRequest, topic: str) -> str:
+    """The message (the request's topic) read by the phrase rules, as the JSON the teaching prompt asks for."""
+    return parse_teaching(request.topic).as_json()
 
 
 def reflection(request: LLMRequest, topic: str) -> str:
@@ -175,5 +193,6 @@ _ANSWERS: dict[Purpose, Callable[[LLMRequest, str], str]] = {
     Purpose.SUMMARY: _summary,
     Purpose.PROACTIVE: _proactive,
     Purpose.CURATION: _curation,
+    Purpose.TEACHING: _teaching,
     Purpose.EXTRACTION: _extraction,
 }

@@ -30,13 +30,16 @@ from nightwatch.domain.deliberation.speakers import speakers
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.deliberation.turns import (
     InteractionPrompt,
+    NothingShared,
     PersonaMemory,
     RunState,
     Scope,
+    SharedKnowledge,
     TurnTaker,
     conversation,
 )
 from nightwatch.domain.errors import NotFoundError
+from nightwatch.domain.memory import memory_tool_specs
 from nightwatch.domain.models import (
     Decision,
     Deliberation,
@@ -138,8 +141,10 @@ class DeliberationEngine:
         clock: Clock,
         policy: DeliberationPolicy,
         liveness: Liveness | None = None,
+        shared: SharedKnowledge | None = None,
     ) -> None:
         self._personas = personas
+        self._shared = shared or NothingShared()
         self._memory = memory
         self._compiler = compiler
         self._llm = llm
@@ -158,6 +163,7 @@ class DeliberationEngine:
             clock=clock,
             context=self._context,
             reply_chars=policy.reply_chars,
+            shared=self._shared,
         )
 
     @property
@@ -247,7 +253,10 @@ class DeliberationEngine:
         raise AssertionError("the last round always returns a verdict")  # pragma: no cover
 
     def _decide(self, state: RunState, round_no: int, final: bool) -> Verdict:
-        """The lead's verdict; its system prompt is the same as for its turn, so the prefix cache is reused."""
+        """The lead's verdict; its tools and system prompt are the same as for its turn, so the prefix cache is reused.
+
+        The memory tools are defined (the cached prefix starts with them) but may not be called: `answer_now`.
+        """
         lead = state.panel.lead
         window = self._turns.window(state, state.poster.messages())
         memory = state.memory.get(lead.slug) or self._turns.read_memory(state, lead, window)
@@ -259,6 +268,8 @@ class DeliberationEngine:
             model=lead.model,
             persona=lead,
             topic=state.scope.topic,
+            tools=memory_tool_specs(),
+            answer_now=True,
         )
         decided = decide(self._llm, request, retries=max(0, self._policy.consensus_retries), final_round=final)
         self._turns.add_usage(state, decided.usage)
@@ -281,8 +292,7 @@ class DeliberationEngine:
         )
         reflections = reflect_all(self._memory, state.poster, participants(state), scope.project, context)
         note_injected(self._memory, state)
-        remembered = [*state.remembered, *reflections.remembered]
-        result = self._result(state, DeliberationStatus.DONE, verdict, remembered, finished)
+        result = self._result(state, DeliberationStatus.DONE, verdict, reflections.remembered, finished)
         return replace(result, unsaved=(*state.unsaved, *reflections.unsaved))
 
     def _ended(self, state: RunState, status: DeliberationStatus, notice: str) -> DeliberationResult:
@@ -297,7 +307,7 @@ class DeliberationEngine:
             "Stopped before a decision; ask again, or decide in the thread.",
             (f"The deliberation ended {status.value}.",),
         )
-        return replace(self._result(state, status, verdict, state.remembered, now), unsaved=tuple(state.unsaved))
+        return replace(self._result(state, status, verdict, [], now), unsaved=tuple(state.unsaved))
 
     def _result(
         self,
@@ -311,7 +321,9 @@ class DeliberationEngine:
         deliberation = replace(
             state.deliberation, status=status, verdict=stored, finished_at=finished, usage=state.usage
         )
-        return DeliberationResult(deliberation, tuple(state.turns), verdict, tuple(remembered), state.usage)
+        # With the memory tools during turns or from summarised messages (extraction.py), then in reflection.
+        everything = (*state.remembered, *remembered)
+        return DeliberationResult(deliberation, tuple(state.turns), verdict, everything, state.usage)
 
     # --- start-up and inspection -------------------------------------------------------------------------------
 
@@ -349,6 +361,7 @@ class DeliberationEngine:
             window = self._context.peek(latest.thread, [ThreadMessage(t.persona, t.text, t.persona) for t in turns])
             topic = topic or latest.topic
         memory = self._memory.read(found, slug, topic, thread=window.recent_text())
+        shared = self._shared.read(found, slug, topic, thread=window.recent_text())
         thread = ThreadPrompt(summary="", messages=window.recent).render()
         context = InteractionPrompt(slug, DEFAULT_KIND, 1, self.rounds, topic).render()
         return self._compiler.budget(
@@ -359,6 +372,7 @@ class DeliberationEngine:
             thread=thread,
             summary=window.summary,
             window=self._policy.model_window,
+            shared=shared,
         )
 
 

@@ -1,6 +1,7 @@
 """One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
 
-A turn reads the persona's memory for the topic, compiles its system prompt around the thread window, asks the model
+A turn reads the persona's memory for the topic (and what teammates share with it), compiles its system prompt
+around the thread window, asks the model (which may first call the memory tools, at most three times: tool_turn.py)
 and posts the answer unless it is SKIP, empty or a near-duplicate (those are stored as skipped, not posted).
 A model failure skips only that persona's turn, with a notice in the thread. A turn is stored before it is posted.
 """
@@ -16,7 +17,9 @@ from nightwatch.domain.deliberation.extraction import learn_discarded
 from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
+from nightwatch.domain.deliberation.tool_turn import ToolTurn
 from nightwatch.domain.errors import LLMError, NightWatchError
+from nightwatch.domain.memory import MemoryTools, SharedBlock, ToolMemory
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -43,8 +46,8 @@ log = logging.getLogger(__name__)
 CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can follow
 
 
-class PersonaMemory(Protocol):
-    """What a deliberation needs of the memory service."""
+class PersonaMemory(ToolMemory, Protocol):
+    """What a deliberation needs of the memory service (its turns' memory tools need `search` and `remember`)."""
 
     def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock: ...
 
@@ -53,6 +56,19 @@ class PersonaMemory(Protocol):
     def extract(self, persona: Persona, project: str, discarded: Discarded) -> builtins.list[Lesson]: ...
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: builtins.list[str]) -> None: ...
+
+
+class SharedKnowledge(Protocol):
+    """What teammates share with a persona (SharingService): read afresh before each of its turns."""
+
+    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock: ...
+
+
+class NothingShared:
+    """SharedKnowledge when sharing is not wired in: every block is empty."""
+
+    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+        return SharedBlock()
 
 
 @dataclass(frozen=True)
@@ -134,11 +150,13 @@ class RunState:
     replies: int = 0
     speakers: dict[str, Persona] = field(default_factory=dict)  # by slug, in order of first turn
     memory: dict[str, MemoryBlock] = field(default_factory=dict)  # last block read, by slug
+    shared: dict[str, SharedBlock] = field(default_factory=dict)  # last shared block read with it, by slug
     injected: dict[str, set[str]] = field(default_factory=dict)  # lesson ids injected, by slug
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
     changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
     taken: set[tuple[str, int]] = field(default_factory=set)  # (name casefolded, round) stored before a takeover
-    remembered: list[RememberedLesson] = field(default_factory=list)  # taken from summarised messages (extraction.py)
+    # Recorded during the run: with the memory tools in turns, or from summarised messages (extraction.py).
+    remembered: list[RememberedLesson] = field(default_factory=list)
     unsaved: list[str] = field(default_factory=list)  # one message per extraction whose lessons storage refused
 
     @property
@@ -161,8 +179,10 @@ class TurnTaker:
         clock: Clock,
         context: ThreadContext,
         reply_chars: int,
+        shared: SharedKnowledge | None = None,
     ) -> None:
         self._memory = memory
+        self._shared = shared or NothingShared()
         self._compiler = compiler
         self._llm = llm
         self._log = log
@@ -185,13 +205,15 @@ class TurnTaker:
             persona=persona,
             topic=state.scope.topic,
         )
+        tools = self.tools(state, persona)
         try:
-            response = self._llm.complete(request)
+            response = tools.answer(request)
         except LLMError as error:
             log.warning("%s's turn failed: %s", persona.name, error)
             state.poster.post_notice(f"{persona.name} could not answer this turn ({error}); the others carry on.")
             return
-        self.add_usage(state, response.usage)
+        finally:
+            self.keep_tool_work(state, persona, tools)
         shaped = shape_reply(response.text, earlier=[m.text for m in messages], limit=self._reply_chars)
         turn = Turn(
             persona=persona.name,
@@ -202,6 +224,7 @@ class TurnTaker:
             skipped=not shaped.posted,
             usage=response.usage,
             created_at=self._clock.now(),
+            tool_calls=tuple(tools.traces),
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
         # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
@@ -212,6 +235,21 @@ class TurnTaker:
         state.turns.append(turn)
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
 
+    def tools(self, state: RunState, persona: Persona) -> ToolTurn:
+        """The memory tools of `persona`'s turn, and the loop that lets the model call them (see tool_turn.py)."""
+        scope = state.scope
+        tools = MemoryTools(memory=self._memory, persona=persona, project=scope.project, link=scope.link)
+        return ToolTurn(llm=self._llm, tools=tools, poster=state.poster, persona=persona, project=scope.project)
+
+    def keep_tool_work(self, state: RunState, persona: Persona, tools: ToolTurn) -> None:
+        """Add what the turn's model calls cost and its tool calls did to the run, even when the turn failed.
+
+        The lessons recalled went into a prompt, so they count as injected; those remembered are the run's.
+        """
+        self.add_usage(state, tools.usage)
+        state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in tools.recalled)
+        state.remembered += [RememberedLesson(persona.name, lesson) for lesson in tools.remembered]
+
     def window(self, state: RunState, messages: list[ThreadMessage]) -> ThreadWindow:
         """The thread window for the next call (summarising older messages when they fell out, and taking lessons
         from them once: extraction.py)."""
@@ -221,13 +259,24 @@ class TurnTaker:
         return window
 
     def read_memory(self, state: RunState, persona: Persona, window: ThreadWindow) -> MemoryBlock:
-        """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn."""
+        """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn.
+
+        What teammates share with it is read afresh alongside (kept in `state.shared` for `system`), so an unshare
+        holds from the next turn on.
+        """
+        scope, thread = state.scope, window.recent_text()
         try:
-            block = self._memory.read(persona, state.scope.project, state.scope.topic, thread=window.recent_text())
+            block = self._memory.read(persona, scope.project, scope.topic, thread=thread)
         except (NightWatchError, OSError) as error:
             log.warning("could not read %s's memory (%s); the turn goes on without it", persona.name, error)
             block = MemoryBlock()
+        try:
+            shared = self._shared.read(persona, scope.project, scope.topic, thread=thread)
+        except (NightWatchError, OSError) as error:
+            log.warning("could not read what is shared with %s (%s); the turn goes on without it", persona.name, error)
+            shared = SharedBlock()
         state.memory[persona.slug] = block
+        state.shared[persona.slug] = shared
         return block
 
     def system(self, state: RunState, persona: Persona, memory: MemoryBlock, round_no: int) -> SystemPrompt:
@@ -241,7 +290,8 @@ class TurnTaker:
             topic=scope.topic,
             link=scope.link,
         ).render()
-        return self._compiler.compile(persona, mode=scope.kind, memory=memory, context=context)
+        shared = state.shared.get(persona.slug)
+        return self._compiler.compile(persona, mode=scope.kind, memory=memory, context=context, shared=shared)
 
     def add_usage(self, state: RunState, usage: Usage) -> None:
         """Add a call's token usage to the run; `save_usage` adds it to the stored deliberation."""

@@ -137,6 +137,20 @@ class MemoryService:
             return MemoryBlock(total_lessons=len(snap.live))
         return MemoryBlock(tuple(chosen), text, estimate_tokens(text), len(snap.live))
 
+    def rank_shared(self, persona: Persona, project: str, topic: str, thread: str = "") -> list[Scored]:
+        """`persona`'s live lessons ranked for a teammate's turn as its own read ranks them; strictly read-only.
+
+        For shared knowledge (shares.py): nothing is written to `persona`'s memory, no injection is counted and no
+        backfill is asked for, so a lesson without a stored vector is ranked on its words until its owner's own
+        read or write embeds it.
+        """
+        snap = self._snapshot(persona, project)
+        if not snap.live:
+            return []
+        query = "\n".join(part for part in (topic, thread) if part.strip())
+        vectors = self._vectors.for_read(persona.slug, check_slug(project), snap, backfill=False)
+        return self.recall.rank(snap.live, query, self.clock.now(), vectors, about=topic or query)
+
     def lessons(self, persona: Persona, project: str) -> list[Lesson]:
         """Live lessons, in file order."""
         return list(self._snapshot(persona, project).live)
@@ -212,6 +226,7 @@ class MemoryService:
         LessonsPendingError when storage failed: the lesson is kept and retried (see pending.py).
         """
         project = check_slug(project)
+        kind_of = validate_category(category) if category is not None else None
         lesson = validate_lesson(text, self.policy.max_lesson_chars)
         detail = validate_overview(overview) if overview is not None else None
         if author is not None and not valid_author(author):
@@ -222,7 +237,7 @@ class MemoryService:
         if reason:
             raise InvalidInputError(f"Not remembered: {reason}. Write a lesson a teammate could act on.")
         entry = Entry(self.clock.now().date(), header_part(kind) or "manual", _link(link), author)
-        candidate = Candidate(lesson, validate_category(category) if category else None, detail or None)
+        candidate = Candidate(lesson, kind_of, detail or None)
         outcome = self._record(persona, project, [candidate], entry, allow_skip=False)[0]
         if outcome.lesson is None:
             raise InvalidInputError(f"Not remembered: {outcome.reason}. Write it as one new lesson.")
