@@ -23,7 +23,6 @@ telling a person about (an overview line without words, or with a comment in it,
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime
@@ -38,6 +37,19 @@ from nightwatch.domain.memory.document import (
     Section,
     new_document,
     render_lesson,
+)
+from nightwatch.domain.memory.lesson_text import (
+    COMMENT,
+    PIN_MARK,
+    STRUCK,
+    clean_lesson_text,
+    clean_overview,
+    has_word,
+    header_part,
+    lesson_id,
+    may_be_pinned,
+    normalise,
+    valid_author,
 )
 from nightwatch.domain.models import Category, Lesson
 
@@ -68,69 +80,13 @@ UNDATED = datetime(1970, 1, 1, tzinfo=UTC)  # lessons written above any dated se
 
 _HEADER = re.compile(r"^##(?!#)\s*(.*?)\s*$")
 _DOT = re.compile(r"\s*·\s*")
-_COMMENT = re.compile(r"\s*<!--(.*?)-->\s*$")
-_PIN_MARK = re.compile(r"^(?:📌\ufe0f?|\[pinned\])\s*", re.IGNORECASE)
-_STRUCK = re.compile(r"^~~(.+?)~~(.*)$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _HISTORY_NAMES = frozenset({"superseded", "history"})
-_TRAILING_PUNCT = re.compile(r"[\s.,;:!?…]+$")
-_TRAILING_CHARS = frozenset(".,;:!?…")  # the characters _TRAILING_PUNCT removes (white space is already collapsed)
-_AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _MARKS = frozenset("-*+•")
 _FIRST = frozenset("-*+•0123456789 \t")  # the first characters of a line that may be a bullet
 _NUMBERED = re.compile(r"\d{1,3}[.)](?:\s+|$)")
 _INDENT = frozenset(" \t")  # an overview line (`  > text`, the overview of the bullet above) starts with one
-_ALNUM = re.compile(r"[^\W_]")  # a letter or digit, as str.isalnum reads one
 _CATEGORIES: dict[str, Category] = {category: category for category in CATEGORIES}
-
-
-def normalise(text: str) -> str:
-    """Lower-case, collapse whitespace, drop markers and trailing punctuation: the text an id is made from."""
-    body = text.strip()
-    if "<!--" in body:
-        body = _COMMENT.sub("", body)
-    body = _PIN_MARK.sub("", body.strip()) if _may_be_pinned(body) else body.strip()
-    struck = _STRUCK.match(body) if body.startswith("~~") else None
-    if struck:
-        body = struck.group(1) + struck.group(2)
-    body = " ".join(body.lower().split())
-    return _TRAILING_PUNCT.sub("", body) if body[-1:] in _TRAILING_CHARS else body
-
-
-def _may_be_pinned(body: str) -> bool:
-    return body.startswith("📌") or body[:1] == "["
-
-
-def lesson_id(text: str) -> str:
-    """Return the lesson's id: 8 hex characters of a hash of its normalised text."""
-    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:8]
-
-
-def clean_lesson_text(text: str) -> str:
-    """Make text safe as one bullet: one line, no file markup (comments, pins, strike-through, bullet marks)."""
-    body = " ".join(text.replace("<!--", " ").replace("-->", " ").split())
-    body = re.sub(r"^(?:[-*+•]\s+|\d+[.)]\s+)", "", body)
-    previous = None
-    while previous != body:
-        previous = body
-        body = _PIN_MARK.sub("", body).strip()
-    return body.replace("~~", "").strip()
-
-
-def clean_overview(text: str) -> str:
-    """Make text safe as a lesson's overview line: one line, no comment markup ('' when nothing is left)."""
-    body = " ".join(text.replace("<!--", " ").replace("-->", " ").split())
-    return body if _has_word(body) else ""
-
-
-def valid_author(author: str) -> bool:
-    """True when `author` fits a lesson's metadata: one word of letters, digits, '.', '_' or '-' (a Slack user id)."""
-    return bool(_AUTHOR.fullmatch(author))
-
-
-def header_part(text: str) -> str:
-    """Make text usable as one part of a section header (no newlines, no ' · ' separator)."""
-    return " ".join(text.replace("·", "-").split())
 
 
 def live_line_count(text: str) -> int:
@@ -204,7 +160,7 @@ def _overview_line(raw: str) -> str | None:
     if body[:1] != ">" or len(body) == len(raw):
         return None
     text = body[1:].strip()
-    return text if _has_word(text) and "<!--" not in text and "-->" not in text else None
+    return text if has_word(text) and "<!--" not in text and "-->" not in text else None
 
 
 def _with_lines(section: Section, lines: list[Line]) -> Section:
@@ -246,17 +202,17 @@ def _lesson(
         return None
     fields, body = parsed
     pinned = False
-    while _may_be_pinned(body) and (mark := _PIN_MARK.match(body)):
+    while may_be_pinned(body) and (mark := PIN_MARK.match(body)):
         pinned, body = True, body[mark.end() :]
     superseded_by = fields.get("superseded-by") or None
-    struck = _STRUCK.match(body.strip()) if "~~" in body else None
+    struck = STRUCK.match(body.strip()) if "~~" in body else None
     if struck:
         body = struck.group(1) + struck.group(2)
         superseded_by = superseded_by or "manual"  # a person crossed it out by hand
     if history and superseded_by is None:
         superseded_by = "manual"
     text = body.strip()
-    if not _has_word(text):
+    if not has_word(text):
         return None
     when = _day(fields.get("on")) if superseded_by and fields.get("on") else day
     return Lesson(
@@ -299,7 +255,7 @@ def _metadata(body: str) -> tuple[dict[str, str], str] | None:
     None when the comment is malformed: not closed at the end of the line, another comment left in the text, an item
     that is not `key:value`, a key Night Watch does not write, or a value of the wrong shape.
     """
-    comment = _COMMENT.search(body)
+    comment = COMMENT.search(body)
     if comment is None or "<!--" in body[: comment.start()]:
         return None
     fields: dict[str, str] = {}
@@ -314,10 +270,6 @@ def _metadata(body: str) -> tuple[dict[str, str], str] | None:
 
 def _is_date(value: str) -> bool:
     return _day(value) is not None
-
-
-def _has_word(text: str) -> bool:
-    return _ALNUM.search(text) is not None
 
 
 def _day(value: str | None) -> date | None:
