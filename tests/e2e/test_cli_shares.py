@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.cli import clean_env, run
-from tests.fake_anthropic import FakeAnthropic, default_responder, request_text
+from tests.fake_anthropic import STRUCTURED_LESSONS, FakeAnthropic, default_responder, request_text
 
 CVE = "Lodash 4.17.20 has a prototype pollution CVE; pin 4.17.21 in every service."
 TOPIC = "Which lodash version should the build pin?"
@@ -32,7 +32,7 @@ def maya_learns_the_cve(body: dict[str, Any]) -> str:
     """The fake model as every persona: Maya's reflection records the CVE, other reflections record nothing."""
     system, _ = request_text(body)
     answer = default_responder(body)
-    if answer.startswith("- Fake lesson"):  # a reflection
+    if answer == STRUCTURED_LESSONS:  # a reflection
         return f"- {CVE}" if system.startswith("You are Maya,") else "NONE"
     return answer
 
