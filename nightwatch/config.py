@@ -49,6 +49,15 @@ class DeliberationLimits:
 
 
 @dataclass(frozen=True)
+class PinSettings:
+    """Pinned context: where files may be pinned from, its share of a prompt, which hosts may be private."""
+
+    roots: tuple[Path, ...] = ()  # absolute folders; none: only the CLI may pin files (anywhere it can read)
+    token_budget: int = 1500  # most tokens of pinned documents in one prompt, shared fairly among them
+    url_hosts: frozenset[str] = frozenset()  # hosts a pinned URL may name although they resolve to private addresses
+
+
+@dataclass(frozen=True)
 class SlackSettings:
     bot_token: str | None = field(default=None, repr=False)
     app_token: str | None = field(default=None, repr=False)
@@ -74,6 +83,7 @@ class Settings:
     editor: str | None = None  # the command `nightwatch memory edit` opens, e.g. "vim" or "code --wait"
     notices: tuple[str, ...] = ()
     memory_store: Literal["files", "database"] = "files"  # where persona memory lives
+    pins: PinSettings = field(default_factory=PinSettings)
 
     @property
     def local_memory_notice(self) -> str | None:
@@ -142,6 +152,11 @@ class Settings:
             editor=reader.text("VISUAL") or reader.text("EDITOR"),
             notices=notices,
             memory_store=memory_store,  # type: ignore[arg-type]
+            pins=PinSettings(
+                roots=reader.folders("NIGHTWATCH_PIN_ROOTS"),
+                token_budget=reader.integer("NIGHTWATCH_PIN_TOKEN_BUDGET", 1500, minimum=100),
+                url_hosts=reader.names("NIGHTWATCH_PIN_URL_HOSTS"),
+            ),
         )
         local = settings.local_memory_notice
         return dataclasses.replace(settings, notices=(*notices, local)) if local else settings
@@ -191,6 +206,23 @@ class _Reader:
         if value not in options:
             raise ConfigError(f"{name}={raw!r} is not valid; it accepts one of: {', '.join(options)}.")
         return value
+
+    def folders(self, name: str) -> tuple[Path, ...]:
+        """Absolute folders separated by os.pathsep (':' on Linux), normalised; none when unset."""
+        raw = self.text(name) or ""
+        folders = tuple(dict.fromkeys(part.strip() for part in raw.split(os.pathsep) if part.strip()))
+        relative = [folder for folder in folders if not os.path.isabs(folder)]
+        if relative:
+            raise ConfigError(
+                f"{name} holds {relative[0]!r}, which is not an absolute folder; it accepts absolute folders "
+                f"separated by {os.pathsep!r}, e.g. /srv/docs{os.pathsep}/srv/runbooks."
+            )
+        return tuple(Path(os.path.normpath(folder)) for folder in folders)
+
+    def names(self, name: str) -> frozenset[str]:
+        """Comma- or space-separated names, lower-cased; none when unset."""
+        raw = (self.text(name) or "").replace(" ", ",")
+        return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
 
     def token(self, name: str, prefix: str) -> str | None:
         value = self.text(name)

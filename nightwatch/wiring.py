@@ -13,17 +13,26 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters import embeddings
 from nightwatch.adapters.clock import SystemClock
-from nightwatch.adapters.db import SlackState, SqlDeliberationLog, SqlPendingLessons, SqlPersonaRepository, make_engine
+from nightwatch.adapters.db import (
+    SlackState,
+    SqlDeliberationLog,
+    SqlPendingLessons,
+    SqlPersonaRepository,
+    SqlPinRepository,
+    make_engine,
+)
 from nightwatch.adapters.liveness import ProcessLiveness
 from nightwatch.adapters.memory_db import DatabaseMemoryStore
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.persona_transactions import SqlPersonaTransactions
+from nightwatch.adapters.pin_files import SafePinFiles
+from nightwatch.adapters.pin_pages import PageFetcher
 from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer, PinService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import (
     LLM,
@@ -33,6 +42,9 @@ from nightwatch.domain.ports import (
     MemoryStore,
     PendingLessons,
     PersonaRepository,
+    PinFiles,
+    PinPages,
+    PinRepository,
 )
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
@@ -100,6 +112,35 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_pin_repo(self, engine: Engine) -> PinRepository:
+        return SqlPinRepository(engine)
+
+    @singleton
+    @provider
+    def provide_pin_files(self, settings: Settings) -> PinFiles:
+        return SafePinFiles(settings.pins.roots)
+
+    @singleton
+    @provider
+    def provide_pin_pages(self, settings: Settings) -> PinPages:
+        return PageFetcher(allowed_hosts=settings.pins.url_hosts)
+
+    @singleton
+    @provider
+    def provide_pins(
+        self,
+        settings: Settings,
+        repo: PinRepository,
+        personas: PersonaService,
+        files: PinFiles,
+        pages: PinPages,
+        clock: Clock,
+    ) -> PinService:
+        budget = settings.pins.token_budget
+        return PinService(pins=repo, personas=personas, files=files, pages=pages, clock=clock, token_budget=budget)
+
+    @singleton
+    @provider
     def provide_log(self, engine: Engine) -> DeliberationLog:
         return SqlDeliberationLog(engine)
 
@@ -146,10 +187,13 @@ class NightWatchModule(Module):
         store: MemoryStore,
         clock: Clock,
         pending: PendingLessons,
+        pins: PinRepository,
     ) -> PersonaService:
         # With memory in the database, a rename or delete moves it in the persona's own transaction.
         transactions = SqlPersonaTransactions(engine) if settings.memory_store == "database" else None
-        return PersonaService(repo=repo, store=store, clock=clock, pending=pending, transactions=transactions)
+        return PersonaService(
+            repo=repo, store=store, clock=clock, pending=pending, transactions=transactions, pins=pins
+        )
 
     @singleton
     @provider
@@ -168,6 +212,7 @@ class NightWatchModule(Module):
         log: DeliberationLog,
         clock: Clock,
         liveness: Liveness,
+        pins: PinService,
     ) -> DeliberationEngine:
         limits = settings.deliberation
         policy = DeliberationPolicy(
@@ -189,6 +234,7 @@ class NightWatchModule(Module):
             clock=clock,
             policy=policy,
             liveness=liveness,
+            pins=pins,
         )
 
     @singleton
@@ -228,6 +274,7 @@ class NightWatchModule(Module):
         state: SlackState,
         clock: Clock,
         proactive: ProactiveService,
+        pins: PinService,
     ) -> SlackApp:
         return SlackApp(
             settings=settings.slack,
@@ -238,6 +285,7 @@ class NightWatchModule(Module):
             state=state,
             clock=clock,
             proactive=proactive,
+            pins=pins,
         )
 
 

@@ -17,8 +17,8 @@ from typing import Any, ClassVar, TextIO
 
 from nightwatch.adapters.redaction import redact_backstop, redact_data
 from nightwatch.domain.deliberation import DeliberationResult
-from nightwatch.domain.memory import Retried
-from nightwatch.domain.models import Persona, ThreadMessage, Usage, Verdict
+from nightwatch.domain.memory import PackedPin, Retried
+from nightwatch.domain.models import Persona, PinStatus, ThreadMessage, Usage, Verdict
 from nightwatch.domain.soul import PromptBudget
 from nightwatch.prompts import Prompt
 
@@ -111,6 +111,7 @@ def render_result_json(result: DeliberationResult) -> dict[str, Any]:
                 "text": turn.text,
                 "skipped": turn.skipped,
                 "lessons_injected": turn.lessons_injected,
+                "pins_injected": turn.pins_injected,
             }
             for turn in result.turns
         ],
@@ -192,6 +193,12 @@ class BudgetReport(Prompt):
                 thread_tokens=1300,
                 summary_tokens=160,
                 window=200_000,
+                pins_tokens=900,
+                pins_budget=1500,
+                pins=(
+                    PackedPin(3, "file /srv/docs/ARCHITECTURE.md", PinStatus.OK, False, "…", 700, 640, 2100, True),
+                    PackedPin(5, 'note "Deploys freeze on Fridays."', PinStatus.OK, True, "…", 20, 12, 12, False),
+                ),
             ),
         )
 

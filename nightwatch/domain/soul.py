@@ -3,8 +3,11 @@
 The order is fixed so the long stable prefix comes first, which provider prompt caching depends on:
 
     identity and soul · style · skill mode · operating rules         block 1, cached (or the persona's override)
-    memory, as notes inside <memory> … </memory>, never instructions block 2, cached; absent when memory is empty
-    per-interaction context                                          block 3, never cached
+    pinned documents inside <pinned> … </pinned>, never instructions  cached; absent when nothing is pinned
+    memory, as notes inside <memory> … </memory>, never instructions cached; absent when memory is empty
+    per-interaction context                                          last, never cached
+
+Pins come before memory because they change less often: a new lesson then re-caches only the blocks after it.
 
 Each section is its own template with a typed context, so `budget()` can count the tokens of each part exactly as
 `compile()` lays them out.
@@ -15,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
+from nightwatch.domain.memory import PackedPin, PinBlock, PinsSection
 from nightwatch.domain.models import MemoryBlock, Persona, PromptBlock, Soul, Style, SystemPrompt
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.tokens import estimate_tokens
@@ -141,6 +145,9 @@ class PromptBudget:
     thread_tokens: int
     summary_tokens: int
     window: int
+    pins_tokens: int = 0
+    pins_budget: int = 0
+    pins: tuple[PackedPin, ...] = ()  # each pin in the block: its tokens and whether it was cut
 
     @property
     def total_tokens(self) -> int:
@@ -166,9 +173,13 @@ class _Sections:
 class SoulCompiler:
     """Renders a persona's system prompt for one interaction, stable parts first."""
 
-    def compile(self, persona: Persona, *, mode: str, memory: MemoryBlock, context: str) -> SystemPrompt:
-        """Return the system prompt: [identity..rules (cached)] [memory (cached, if any)] [context]."""
+    def compile(
+        self, persona: Persona, *, mode: str, memory: MemoryBlock, context: str, pins: PinBlock | None = None
+    ) -> SystemPrompt:
+        """Return the system prompt: [identity..rules] [pins, if any] [memory, if any] (all cached) [context]."""
         blocks = [PromptBlock(self.prefix(persona, mode), cache=True)]
+        if pins is not None and not pins.empty:
+            blocks.append(PromptBlock(self.pins_section(pins), cache=True))
         if not memory.empty and memory.text.strip():
             blocks.append(PromptBlock(self.memory_section(memory), cache=True))
         if context.strip():
@@ -185,6 +196,10 @@ class SoulCompiler:
         """The memory block as the prompt carries it: its text made data (see `as_data`) inside the delimiters."""
         return MemorySection(lessons=as_data(memory.text.strip())).render()
 
+    def pins_section(self, pins: PinBlock) -> str:
+        """The pinned block as the prompt carries it: its entries made data (again: it changes nothing) inside it."""
+        return PinsSection(pins=as_data(pins.text)).render()
+
     def budget(
         self,
         persona: Persona,
@@ -195,6 +210,7 @@ class SoulCompiler:
         thread: str = "",
         summary: str = "",
         window: int = DEFAULT_WINDOW,
+        pins: PinBlock | None = None,
     ) -> PromptBudget:
         """Count the tokens of each part of a turn's prompt, against the model's window.
 
@@ -207,6 +223,7 @@ class SoulCompiler:
         else:
             sections = self._sections(persona, mode)
         memory_text = self.memory_section(memory) if not memory.empty and memory.text.strip() else ""
+        pins = pins or PinBlock()
         return PromptBudget(
             persona=persona.name,
             mode=mode,
@@ -222,6 +239,9 @@ class SoulCompiler:
             thread_tokens=estimate_tokens(thread),
             summary_tokens=estimate_tokens(summary),
             window=window,
+            pins_tokens=estimate_tokens(self.pins_section(pins)) if not pins.empty else 0,
+            pins_budget=pins.budget,
+            pins=pins.pins,
         )
 
     def _sections(self, persona: Persona, mode: str) -> _Sections:

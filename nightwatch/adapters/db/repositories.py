@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from nightwatch.adapters.db.schema import personas, seeded_defaults, utc
+from nightwatch.adapters.db.schema import personas, pins, seeded_defaults, utc
 from nightwatch.adapters.db.transactions import Bind, transaction
 from nightwatch.domain.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona
@@ -99,7 +99,13 @@ class SqlPersonaRepository:
         return self._persona(row)
 
     def remove(self, persona_id: int) -> None:
+        """Delete the persona and, in the same transaction, its own pins (the project-wide ones stay).
+
+        The foreign key cascades too; deleting them first keeps that true on a SQLite connection opened without
+        `PRAGMA foreign_keys=ON`.
+        """
         with self._begin("delete the persona") as conn:
+            conn.execute(delete(pins).where(pins.c.persona_id == persona_id))
             conn.execute(delete(personas).where(personas.c.id == persona_id))
 
     def seeded_defaults(self) -> set[str]:

@@ -30,7 +30,9 @@ from nightwatch.domain.deliberation.speakers import speakers
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.deliberation.turns import (
     InteractionPrompt,
+    NoPins,
     PersonaMemory,
+    PersonaPins,
     RunState,
     Scope,
     TurnTaker,
@@ -62,6 +64,7 @@ __all__ = [
     "DeliberationResult",
     "PersonaDirectory",
     "PersonaMemory",
+    "PersonaPins",
 ]
 
 log = logging.getLogger(__name__)
@@ -138,8 +141,10 @@ class DeliberationEngine:
         clock: Clock,
         policy: DeliberationPolicy,
         liveness: Liveness | None = None,
+        pins: PersonaPins | None = None,
     ) -> None:
         self._personas = personas
+        self._pins = pins or NoPins()
         self._memory = memory
         self._compiler = compiler
         self._llm = llm
@@ -158,6 +163,7 @@ class DeliberationEngine:
             clock=clock,
             context=self._context,
             reply_chars=policy.reply_chars,
+            pins=self._pins,
         )
 
     @property
@@ -348,6 +354,7 @@ class DeliberationEngine:
             window = self._context.peek(latest.thread, [ThreadMessage(t.persona, t.text, t.persona) for t in turns])
             topic = topic or latest.topic
         memory = self._memory.read(found, slug, topic, thread=window.recent_text())
+        pins = self._turns.read_pins(found, slug)
         thread = ThreadPrompt(summary="", messages=window.recent).render()
         context = InteractionPrompt(slug, DEFAULT_KIND, 1, self.rounds, topic).render()
         return self._compiler.budget(
@@ -358,6 +365,7 @@ class DeliberationEngine:
             thread=thread,
             summary=window.summary,
             window=self._policy.model_window,
+            pins=pins,
         )
 
 

@@ -1,7 +1,8 @@
 """One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
 
-A turn reads the persona's memory for the topic, compiles its system prompt around the thread window, asks the model
-and posts the answer unless it is SKIP, empty or a near-duplicate (those are stored as skipped, not posted).
+A turn reads the persona's memory for the topic (and its pinned context), compiles its system prompt around the thread
+window, asks the model and posts the answer unless it is SKIP, empty or a near-duplicate (those are stored as skipped,
+not posted).
 A model failure skips only that persona's turn, with a notice in the thread. A turn is stored before it is posted.
 """
 
@@ -16,6 +17,7 @@ from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.errors import LLMError, NightWatchError
+from nightwatch.domain.memory import PinBlock
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -48,6 +50,19 @@ class PersonaMemory(Protocol):
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: builtins.list[str]) -> None: ...
+
+
+class PersonaPins(Protocol):
+    """What a turn needs of pinned context (PinService): the persona's pins, each file checked against the disk."""
+
+    def block(self, persona: Persona, project: str) -> PinBlock: ...
+
+
+class NoPins:
+    """PersonaPins when pinned context is not wired in: every block is empty."""
+
+    def block(self, persona: Persona, project: str) -> PinBlock:
+        return PinBlock()
 
 
 @dataclass(frozen=True)
@@ -129,6 +144,7 @@ class RunState:
     replies: int = 0
     speakers: dict[str, Persona] = field(default_factory=dict)  # by slug, in order of first turn
     memory: dict[str, MemoryBlock] = field(default_factory=dict)  # last block read, by slug
+    pins: dict[str, PinBlock] = field(default_factory=dict)  # last pinned block read with it, by slug
     injected: dict[str, set[str]] = field(default_factory=dict)  # lesson ids injected, by slug
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
     changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
@@ -154,8 +170,10 @@ class TurnTaker:
         clock: Clock,
         context: ThreadContext,
         reply_chars: int,
+        pins: PersonaPins | None = None,
     ) -> None:
         self._memory = memory
+        self._pins = pins or NoPins()
         self._compiler = compiler
         self._llm = llm
         self._log = log
@@ -192,6 +210,7 @@ class TurnTaker:
             text=shaped.text,
             round=round_no,
             lessons_injected=len(memory.lessons),
+            pins_injected=len(state.pins.get(persona.slug, PinBlock()).pins),
             skipped=not shaped.posted,
             usage=response.usage,
             created_at=self._clock.now(),
@@ -212,14 +231,27 @@ class TurnTaker:
         return window
 
     def read_memory(self, state: RunState, persona: Persona, window: ThreadWindow) -> MemoryBlock:
-        """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn."""
+        """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn.
+
+        Its pinned context is read alongside (kept in `state.pins` for `system`), afresh each turn, so an edited
+        file or a new pin shows from the next turn on; a pin problem never fails the turn either.
+        """
         try:
             block = self._memory.read(persona, state.scope.project, state.scope.topic, thread=window.recent_text())
         except (NightWatchError, OSError) as error:
             log.warning("could not read %s's memory (%s); the turn goes on without it", persona.name, error)
             block = MemoryBlock()
         state.memory[persona.slug] = block
+        state.pins[persona.slug] = self.read_pins(persona, state.scope.project)
         return block
+
+    def read_pins(self, persona: Persona, project: str) -> PinBlock:
+        """The persona's pinned context; when it cannot be read the turn goes on without it."""
+        try:
+            return self._pins.block(persona, project)
+        except (NightWatchError, OSError) as error:
+            log.warning("could not read %s's pins (%s); the turn goes on without them", persona.name, error)
+            return PinBlock()
 
     def system(self, state: RunState, persona: Persona, memory: MemoryBlock, round_no: int) -> SystemPrompt:
         """The persona's system prompt, ending with this interaction's context."""
@@ -232,7 +264,8 @@ class TurnTaker:
             topic=scope.topic,
             link=scope.link,
         ).render()
-        return self._compiler.compile(persona, mode=scope.kind, memory=memory, context=context)
+        pins = state.pins.get(persona.slug)
+        return self._compiler.compile(persona, mode=scope.kind, memory=memory, context=context, pins=pins)
 
     def add_usage(self, state: RunState, usage: Usage) -> None:
         """Add a call's token usage to the run; `save_usage` adds it to the stored deliberation."""

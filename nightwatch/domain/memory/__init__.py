@@ -1,7 +1,8 @@
 """Memory: each persona's lessons per project, as a markdown document a person can read and edit.
 
 The service reads memory for a turn, records what a reflection learned (junk guard, dedup, supersession), and keeps
-the document bounded by compaction. Other rooms use the names below, not the modules behind them.
+the document bounded by compaction. Pinned context (pins.py) keeps the documents a person pinned for a persona and
+packs them into a block of their own. Other rooms use the names below, not the modules behind them.
 """
 
 from nightwatch.domain.memory.cache import line_cost
@@ -17,6 +18,21 @@ from nightwatch.domain.memory.inputs import (
     validate_search_limit,
 )
 from nightwatch.domain.memory.pending import Retried, orphans
+from nightwatch.domain.memory.pin_block import PackedPin, PinBlock, PinsSection, cut_marker, label_of, stale_note
+from nightwatch.domain.memory.pin_inputs import (
+    EVERY_PERSONA,
+    PIN_PATH_MAX,
+    PIN_TEXT_MAX,
+    PIN_URL_MAX,
+    PINS_MAX,
+    pin_source,
+    snapshot_hash,
+    validate_pin_id,
+    validate_pin_path,
+    validate_pin_text,
+    validate_pin_url,
+)
+from nightwatch.domain.memory.pins import PinOutcome, PinService, PinView
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
 from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
@@ -24,7 +40,12 @@ from nightwatch.domain.memory.unread import unread_summary
 
 __all__ = [
     "CLI_AUTHOR",
+    "EVERY_PERSONA",
     "LESSON_MAX",
+    "PINS_MAX",
+    "PIN_PATH_MAX",
+    "PIN_TEXT_MAX",
+    "PIN_URL_MAX",
     "QUERY_MAX",
     "SEARCH_MAX",
     "Flavour",
@@ -33,15 +54,30 @@ __all__ = [
     "MemoryService",
     "MemoryTransfer",
     "Merged",
+    "PackedPin",
+    "PinBlock",
+    "PinOutcome",
+    "PinService",
+    "PinView",
+    "PinsSection",
     "Retried",
+    "cut_marker",
     "flavour_for",
     "is_duplicate",
+    "label_of",
     "line_cost",
     "merge_imported",
     "orphans",
+    "pin_source",
+    "snapshot_hash",
+    "stale_note",
     "unread_summary",
     "validate_lesson",
     "validate_lesson_id",
+    "validate_pin_id",
+    "validate_pin_path",
+    "validate_pin_text",
+    "validate_pin_url",
     "validate_query",
     "validate_search_limit",
 ]

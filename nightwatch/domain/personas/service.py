@@ -2,7 +2,8 @@
 
 A rename or delete changes two things, the memory and the database row; moves.py keeps them in step (folder first
 with memory in files, one transaction with memory in the database). Lessons kept after a storage fault
-(PendingLessons) follow a rename; a delete drops them with the persona, and its message says how many.
+(PendingLessons) follow a rename; a delete drops them with the persona, and its message says how many, as it does
+for the persona's pinned context (keyed by id, so a rename keeps it as it is).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from nightwatch.domain.ports import (
     PendingLessons,
     PersonaRepository,
     PersonaTransactions,
+    PinRepository,
 )
 
 __all__ = ["PersonaDraft", "PersonaOutcome", "PersonaService", "persona_from_dict", "persona_to_dict"]
@@ -91,6 +93,7 @@ class PersonaService:
         clock: Clock,
         pending: PendingLessons | None = None,
         transactions: PersonaTransactions | None = None,
+        pins: PinRepository | None = None,
     ) -> None:
         self._repo = repo
         self._store = store
@@ -98,7 +101,7 @@ class PersonaService:
         self._moves: MemoryMoves = (
             OneTransaction(transactions=transactions, clock=clock)
             if transactions is not None
-            else FolderFirst(repo=repo, store=store, clock=clock, pending=pending)
+            else FolderFirst(repo=repo, store=store, clock=clock, pending=pending, pins=pins)
         )
 
     # --- reading ------------------------------------------------------------------------------------------------
@@ -197,7 +200,7 @@ class PersonaService:
         where = f"its memory was archived to {folder(move.target)}" if move.moved else "it had no memory to archive"
         count = len(deleted.dropped)
         went = f"; {count} lesson{'s' if count != 1 else ''} waiting to be saved went with it" if count else ""
-        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{went}.", move)
+        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{went}{_pins_gone(len(deleted.pins))}.", move)
 
     # --- steps --------------------------------------------------------------------------------------------------
 
@@ -269,6 +272,13 @@ class PersonaService:
         if others:
             text += f"; also updated {', '.join(others)}"
         return text + "."
+
+
+def _pins_gone(count: int) -> str:
+    """The part of a delete's message about the persona's own pins, which went with it."""
+    if not count:
+        return ""
+    return f"; its {count} pins were removed" if count > 1 else "; its pin was removed"
 
 
 _EDITABLE = ("role", "avatar", "soul", "style", "skill", "model", "system_prompt_override", "active")
