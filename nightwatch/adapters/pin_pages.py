@@ -239,10 +239,13 @@ class _TextOf(HTMLParser):
         self._skipping: list[str] = []
         self._title: list[str] = []
         self._in_title = False
+        self._pre = 0  # inside <pre>, line breaks are the text's own
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "title":
             self._in_title = True
+        elif tag == "pre":
+            self._pre += 1
         elif tag in _SKIPPED:
             self._skipping.append(tag)
         if tag in _BLOCKS:
@@ -253,6 +256,8 @@ class _TextOf(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
             self._in_title = False
+        elif tag == "pre":
+            self._pre = max(0, self._pre - 1)
         elif tag in _SKIPPED and tag in self._skipping:
             while self._skipping and self._skipping.pop() != tag:
                 pass
@@ -263,7 +268,7 @@ class _TextOf(HTMLParser):
         if self._in_title:
             self._title.append(data)
         elif not self._skipping:
-            self.parts.append(data)
+            self.parts.append(data if self._pre else data.replace("\n", " "))
 
     @property
     def title(self) -> str:

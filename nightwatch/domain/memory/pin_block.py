@@ -1,8 +1,9 @@
 """The pinned-context block of a prompt: a persona's pins for a project, each under its source, within a token budget.
 
 The budget is shared fairly (max-min): pins smaller than an equal share keep all of their text and leave the rest
-to the larger ones, which split it equally. A pin over its share is cut at a line boundary (within a line, at a word
-boundary) and ends with a marker saying how much of it is shown, never silently; `context` reports the cut too.
+to the larger ones, which split it equally. A pin over its share is cut at a line boundary (at a word boundary when
+not even its first line fits) and ends with a marker saying how much of it is shown, never silently; `context`
+reports the cut too.
 Every pin is introduced by a line in brackets naming its source, and its text (and that line) is made data with
 `as_data`, so no document can close the block or pose as part of the prompt.
 
@@ -239,18 +240,16 @@ def _prepared(content: str) -> _Prepared:
 
 @lru_cache(maxsize=128)
 def _cut(content: str, room: int) -> str:
-    """The longest start of `content` (made data) within `room` tokens, ending at a line break or at a space."""
+    """The longest start of `content` (made data) within `room` tokens: whole lines, or, when not even the first
+    line fits, the words of it that do."""
     data = _prepared(content)
     whole = bisect.bisect_right(data.running, room) - 1  # whole lines that fit
-    kept = list(data.lines[:whole])
-    if whole < len(data.lines):
-        words = data.lines[whole].split(" ")
-        left = room - data.running[whole]
-        costs = itertools.accumulate(estimate_tokens(word + " ") for word in words)
-        count = sum(1 for cost in costs if cost <= left)
-        if count:
-            kept.append(" ".join(words[:count]))
-    return "\n".join(kept).rstrip()
+    if whole > 0:
+        return "\n".join(data.lines[:whole]).rstrip()
+    words = data.lines[0].split(" ")
+    costs = itertools.accumulate(estimate_tokens(word + " ") for word in words)
+    count = sum(1 for cost in costs if cost <= room)
+    return " ".join(words[:count]).rstrip()
 
 
 def _when(moment: datetime | None) -> str:

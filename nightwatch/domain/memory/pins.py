@@ -182,13 +182,13 @@ class PinService:
         pins = [pin for pin in self._pins.list(kind=PinKind.FILE) if pin.source in wanted]
         return sum(1 for pin in pins if self.current(pin) != pin)
 
-    def current(self, pin: Pin) -> Pin:
-        """The pin with its file's current state: re-read if it changed on disk, flagged if gone or unreadable."""
+    def current(self, pin: Pin, *, again: bool = False) -> Pin:
+        """The pin as its file is now: read again if it changed (or `again`), flagged if it is gone or unreadable."""
         if pin.kind is not PinKind.FILE:
             return pin
         try:
             stamp = self._files.stamp(pin.source)
-            if stamp == pin.stamp and pin.status is PinStatus.OK:
+            if stamp == pin.stamp and pin.status is PinStatus.OK and not again:
                 return pin
             snapshot = self._files.read(pin.source, anywhere=True) if stamp is not None else None
         except NotFoundError:
@@ -231,7 +231,7 @@ class PinService:
 
     def _refreshed(self, pin: Pin) -> PinOutcome:
         if pin.kind is PinKind.FILE:
-            now = self.current(replace(pin, stamp=None))  # no stamp matches: always read again
+            now = self.current(pin, again=True)
             if now.status is PinStatus.OK:
                 return PinOutcome(now, f"#{pin.id} {label_of(pin)}: read again.")
             why = f" ({now.problem})" if now.problem else ""
