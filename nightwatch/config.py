@@ -210,14 +210,14 @@ class _Reader:
     def folders(self, name: str) -> tuple[Path, ...]:
         """Absolute folders separated by os.pathsep (':' on Linux), normalised; none when unset."""
         raw = self.text(name) or ""
-        folders = tuple(dict.fromkeys(part.strip() for part in raw.split(os.pathsep) if part.strip()))
+        folders = [part.strip() for part in raw.split(os.pathsep) if part.strip()]
         relative = [folder for folder in folders if not os.path.isabs(folder)]
         if relative:
             raise ConfigError(
                 f"{name} holds {relative[0]!r}, which is not an absolute folder; it accepts absolute folders "
                 f"separated by {os.pathsep!r}, e.g. /srv/docs{os.pathsep}/srv/runbooks."
             )
-        return tuple(Path(os.path.normpath(folder)) for folder in folders)
+        return tuple(dict.fromkeys(Path(os.path.normpath(folder)) for folder in folders))
 
     def names(self, name: str) -> frozenset[str]:
         """Comma- or space-separated names, lower-cased; none when unset."""

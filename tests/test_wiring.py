@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 from injector import Module, provider, singleton
@@ -11,13 +12,24 @@ from sqlalchemy import Engine
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
 from nightwatch.adapters.db.slack_state import SlackState
 from nightwatch.adapters.offline.llm import OfflineLLM
+from nightwatch.adapters.pin_files import SafePinFiles
 from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack.app import SlackApp
-from nightwatch.config import Settings
+from nightwatch.config import PinSettings, Settings
 from nightwatch.domain.deliberation.engine import DeliberationEngine
+from nightwatch.domain.memory import PinService
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.personas.service import PersonaService
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
+from nightwatch.domain.ports import (
+    LLM,
+    Clock,
+    DeliberationLog,
+    MemoryStore,
+    PersonaRepository,
+    PinFiles,
+    PinPages,
+    PinRepository,
+)
 from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
@@ -40,6 +52,10 @@ ROOTS = [
     SlackState,
     ProactiveService,
     SlackApp,
+    PinRepository,
+    PinFiles,
+    PinPages,
+    PinService,
 ]
 
 
@@ -150,5 +166,21 @@ def test_with_memory_in_the_database_a_rename_moves_it_with_the_persona(settings
         assert store.read("maya-sec", "demo") == "# Maya · memory for demo\n"
         assert store.projects("maya") == []
         assert not (settings.home / "agents").exists()
+    finally:
+        container.get(Engine).dispose()
+
+
+def test_pins_follow_the_settings_and_the_slack_app_watches_pinned_files(settings: Settings, tmp_path: Path) -> None:
+    pinned = dataclasses.replace(
+        settings, pins=PinSettings(roots=(tmp_path,), token_budget=700, url_hosts=frozenset({"wiki.internal"}))
+    )
+    slack = dataclasses.replace(pinned.slack, bot_token="xoxb-test", app_token="xapp-test")
+    container = build_injector(dataclasses.replace(pinned, slack=slack))
+    try:
+        files = container.get(PinFiles)  # type: ignore[type-abstract]  # a Protocol key
+        assert isinstance(files, SafePinFiles)
+        assert files.roots == (tmp_path,)
+        assert container.get(PinService).token_budget == 700
+        assert container.get(SlackApp).pin_watch is not None
     finally:
         container.get(Engine).dispose()

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.commands import Invocation, SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
+from nightwatch.adapters.slack.pin_commands import PinCommands
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.domain.deliberation import DeliberationEngine
@@ -28,7 +29,9 @@ from tests.fake_slack_rules import check_content
 from tests.fuzzing import TracebackCatcher, catching_tracebacks
 
 SUBCOMMANDS = ["help", "ask", "personas", "persona", "memory", "remember", "forget", "context", "project", "history"]
+SUBCOMMANDS += ["pin", "pins", "unpin"]
 WORDS = ["Maya", "maya", "CARLOS", "Priya", "dev", "new", "edit", "search", "night-watch", "#general", "3f9a2c1d"]
+WORDS += ["all", "file", "remove", "refresh", "#1", "docs/ARCHITECTURE.md", "/etc/passwd", "<http://127.0.0.1:9/x>"]
 WORDS += ["Rotate the signing key when a maintainer leaves.", "rate limit", "Should we cache session lookups?"]
 HOSTILE = ["", "-5", "0", "99999999999999999999", "\x00", "a\x00b", "\x1b[31m", "\udcff", "\u202e", "../../etc"]
 HOSTILE += ["<!channel>", "<@U3>", "&amp;", "*bold*", "`code`", "x" * 401, "y" * 4001, "日本語", "🔒" * 30, "zz"]
@@ -81,6 +84,9 @@ def commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SlashCo
                         engine=engine, log=stack.log, client=client, pool=pool, channels=channels, clock=clock
                     ),
                     channels=channels,
+                    more=PinCommands(
+                        pins=stack.pins, personas=stack.personas, admins=admins, channels=channels
+                    ).handlers(),
                 ),
                 fake,
             )
