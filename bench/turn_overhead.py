@@ -1,13 +1,15 @@
 """Per-turn overhead of a deliberation outside the model: memory read and rank, prompt compile, persistence.
 
-    python -m bench.turn_overhead [--runs 40]
+    python -m bench.turn_overhead [--runs 40] [--pins N]
 
 It runs real deliberations with the real engine, MemoryService over FileMemoryStore (150-line memory files for the
 4 default personas, in a temporary NIGHTWATCH_HOME) and SqlDeliberationLog on a SQLite file, with a model that
 answers instantly. A turn's overhead is the time between the end of one persona's model call and the start of the
 next persona's: posting and storing the reply, then the next turn's thread window, memory read, ranking and
 compile. It prints p50 and p95 in milliseconds; the target is p95 < 10 ms. Reflection is switched off here: it runs
-once after a deliberation, not per turn.
+once after a deliberation, not per turn. With `--pins N` each persona has N pinned files of about 16 KiB (real files,
+the real PinService and SqlPinRepository): each turn reads its pins from the database, checks each file on disk and
+packs them under the default budget.
 """
 
 from __future__ import annotations
@@ -23,23 +25,27 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from nightwatch.adapters.db import SqlDeliberationLog, make_engine, upgrade
+from nightwatch.adapters.db import SqlDeliberationLog, SqlPersonaRepository, SqlPinRepository, make_engine, upgrade
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.persona_files import load_default_personas
+from nightwatch.adapters.pin_files import SafePinFiles
+from nightwatch.adapters.pin_pages import PageFetcher
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, PinBlock, PinService
 from nightwatch.domain.models import (
     Lesson,
     LLMRequest,
     LLMResponse,
     MemoryBlock,
     Persona,
+    PinKind,
     Purpose,
     ReflectionContext,
     ThreadMessage,
     Usage,
     Verdict,
 )
+from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
 
@@ -107,6 +113,20 @@ class BenchMemory:
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: list[str]) -> None:
         return None
+
+
+class TimedPins:
+    """The real PinService's block for a turn, timed."""
+
+    def __init__(self, service: PinService, timings: dict[str, list[float]]) -> None:
+        self._service = service
+        self._timings = timings
+
+    def block(self, persona: Persona, project: str) -> PinBlock:
+        started = time.perf_counter()
+        block = self._service.block(persona, project)
+        self._timings["pins read + pack"].append(time.perf_counter() - started)
+        return block
 
 
 class TimedCompiler(SoulCompiler):
@@ -191,27 +211,57 @@ def turn_gaps(calls: Sequence[tuple[Purpose, float, float]]) -> list[float]:
     return gaps
 
 
-def run(runs: int, report: Callable[[str], None] = print) -> dict[str, float]:
+def run(runs: int, report: Callable[[str], None] = print, *, pins: int = 0) -> dict[str, float]:
     """Run the benchmark; return p50/p95 of the per-turn overhead in milliseconds."""
     with tempfile.TemporaryDirectory(prefix="nw-bench-") as home:
         root = Path(home)
         store = FileMemoryStore(root)
-        personas = load_default_personas()
-        for persona in personas:
-            text = memory_file(persona)
-            store.update(persona.slug, PROJECT, lambda _old, text=text: text)
         db = make_engine(f"sqlite:///{root / 'nightwatch.db'}")
         try:
             upgrade(db)
-            return _measure(store, personas, db, runs, report)
+            repo = SqlPersonaRepository(db)
+            personas = [repo.add(persona) for persona in load_default_personas()]  # with ids, as pins need
+            for persona in personas:
+                text = memory_file(persona)
+                store.update(persona.slug, PROJECT, lambda _old, text=text: text)
+            pinning = pin_service(root, db, repo, store, personas, pins) if pins else None
+            return _measure(store, personas, db, runs, report, pinning)
         finally:
             db.dispose()
 
 
+def pin_service(
+    root: Path, db: Any, repo: SqlPersonaRepository, store: FileMemoryStore, personas: list[Persona], count: int
+) -> PinService:
+    """`count` pinned files of about 16 KiB for each persona, through the real service."""
+    docs = root / "docs"
+    docs.mkdir()
+    service = PinService(
+        pins=SqlPinRepository(db),
+        personas=PersonaService(repo=repo, store=store, clock=Clock()),
+        files=SafePinFiles([docs]),
+        pages=PageFetcher(),
+        clock=Clock(),
+    )
+    for persona in personas:
+        for n in range(count):
+            doc = docs / f"{persona.slug}-{n}.md"
+            doc.write_text("\n".join(f"Line {i}: " + " ".join(WORDS[(i + n) % len(WORDS) :][:12]) for i in range(190)))
+            service.add(persona.name, PROJECT, PinKind.FILE, str(doc), added_by="cli")
+    return service
+
+
 def _measure(
-    store: FileMemoryStore, personas: list[Persona], db: Any, runs: int, report: Callable[[str], None]
+    store: FileMemoryStore,
+    personas: list[Persona],
+    db: Any,
+    runs: int,
+    report: Callable[[str], None],
+    pins: PinService | None = None,
 ) -> dict[str, float]:
     timings: dict[str, list[float]] = {"memory read + rank": [], "compile": [], "persist turn": []}
+    if pins is not None:
+        timings["pins read + pack"] = []
     model = InstantModel()
     clock = Clock()
     memory = MemoryService(store=store, llm=model, clock=clock, recall=Recall(), policy=MemoryPolicy())
@@ -223,6 +273,7 @@ def _measure(
         log=TimedLog(db, timings),
         clock=clock,
         policy=DeliberationPolicy(),
+        pins=TimedPins(pins, timings) if pins is not None else None,
     )
     gaps: list[float] = []
     for i in range(runs + 1):
@@ -233,7 +284,10 @@ def _measure(
             gaps += turn_gaps(model.calls)
     ms = [gap * 1000 for gap in gaps]
     result = {"p50_ms": statistics.median(ms), "p95_ms": percentile(ms, 0.95), "turns": float(len(ms))}
-    report(f"per-turn overhead over {len(ms)} turns ({runs} deliberations, 4 personas, {LINES}-line memory files):")
+    pinned = f", {len(pins.watched_files()) // len(personas)} pinned files each" if pins is not None else ""
+    report(
+        f"per-turn overhead over {len(ms)} turns ({runs} deliberations, 4 personas, {LINES}-line memory files{pinned}):"
+    )
     report(f"  p50 {result['p50_ms']:.2f} ms   p95 {result['p95_ms']:.2f} ms   (target p95 < {TARGET_P95_MS:.0f} ms)")
     for name, samples in timings.items():
         if samples:
@@ -245,8 +299,9 @@ def _measure(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=40, help="deliberations to time (default 40)")
+    parser.add_argument("--pins", type=int, default=0, help="pinned files of about 16 KiB per persona (default 0)")
     args = parser.parse_args(argv)
-    result = run(args.runs)
+    result = run(args.runs, pins=args.pins)
     return 0 if result["p95_ms"] < TARGET_P95_MS else 1
 
 

@@ -7,8 +7,8 @@ reports the cut too.
 Every pin is introduced by a line in brackets naming its source, and its text (and that line) is made data with
 `as_data`, so no document can close the block or pose as part of the prompt.
 
-Counting a large text is the costly part, so the prepared form of each text (made data, counted per line) and each
-cut are cached by text: a pin that did not change costs a dictionary look-up per turn.
+Counting a large text is the costly part, so blocks are cached by their pins and budget, and the prepared form of
+each text (made data, counted per line) and each cut by text: pins that did not change cost a look-up per turn.
 """
 
 from __future__ import annotations
@@ -130,8 +130,13 @@ def pack(pins: Sequence[Pin], budget: int) -> PinBlock:
     """The block for `pins` (a persona's own first, then the project-wide ones) under `budget` tokens.
 
     A project-wide pin of the same file, page or text as one of the persona's own is left out: it would say the
-    same twice.
+    same twice. The same pins (content, status and all) and budget give the same block, so it is cached.
     """
+    return _pack(tuple(pins), budget)
+
+
+@lru_cache(maxsize=256)
+def _pack(pins: tuple[Pin, ...], budget: int) -> PinBlock:
     chosen = _unique(pins)
     if not chosen:
         return PinBlock(budget=budget)
