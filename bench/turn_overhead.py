@@ -1,15 +1,16 @@
 """Per-turn overhead of a deliberation outside the model: memory read and rank, prompt compile, persistence.
 
-    python -m bench.turn_overhead [--runs 40] [--pins N]
+    python -m bench.turn_overhead [--runs 40] [--shared] [--pins N]
 
 It runs real deliberations with the real engine, MemoryService over FileMemoryStore (150-line memory files for the
 4 default personas, in a temporary NIGHTWATCH_HOME) and SqlDeliberationLog on a SQLite file, with a model that
 answers instantly. A turn's overhead is the time between the end of one persona's model call and the start of the
 next persona's: posting and storing the reply, then the next turn's thread window, memory read, ranking and
 compile. It prints p50 and p95 in milliseconds; the target is p95 < 10 ms. Reflection is switched off here: it runs
-once after a deliberation, not per turn. With `--pins N` each persona has N pinned files of about 16 KiB (real files,
-the real PinService and SqlPinRepository): each turn reads its pins from the database, checks each file on disk and
-packs them under the default budget.
+once after a deliberation, not per turn. With `--shared` every persona shares its lessons with all (personas and
+shares in the SQLite database), so each turn also reads and ranks its three teammates' 150-line memories. With
+`--pins N` each persona has N pinned files of about 16 KiB (real files, the real PinService and SqlPinRepository):
+each turn reads its pins from the database, checks each file on disk and packs them under the default budget.
 """
 
 from __future__ import annotations
@@ -25,13 +26,20 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from nightwatch.adapters.db import SqlDeliberationLog, SqlPersonaRepository, SqlPinRepository, make_engine, upgrade
+from nightwatch.adapters.db import (
+    SqlDeliberationLog,
+    SqlPersonaRepository,
+    SqlPinRepository,
+    SqlShareRepository,
+    make_engine,
+    upgrade,
+)
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.adapters.pin_files import SafePinFiles
 from nightwatch.adapters.pin_pages import PageFetcher
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, PinBlock, PinService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, PinBlock, PinService, SharedBlock, SharingService
 from nightwatch.domain.models import (
     Lesson,
     LLMRequest,
@@ -41,6 +49,8 @@ from nightwatch.domain.models import (
     PinKind,
     Purpose,
     ReflectionContext,
+    Share,
+    ShareContent,
     ThreadMessage,
     Usage,
     Verdict,
@@ -129,6 +139,20 @@ class TimedPins:
         return block
 
 
+class TimedSharing:
+    """The real SharingService's read, timed."""
+
+    def __init__(self, sharing: SharingService, timings: dict[str, list[float]]) -> None:
+        self._sharing = sharing
+        self._timings = timings
+
+    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+        started = time.perf_counter()
+        block = self._sharing.read(persona, project, topic, thread=thread)
+        self._timings["shared read + rank"].append(time.perf_counter() - started)
+        return block
+
+
 class TimedCompiler(SoulCompiler):
     def __init__(self, timings: dict[str, list[float]]) -> None:
         self._timings = timings
@@ -211,34 +235,29 @@ def turn_gaps(calls: Sequence[tuple[Purpose, float, float]]) -> list[float]:
     return gaps
 
 
-def run(runs: int, report: Callable[[str], None] = print, *, pins: int = 0) -> dict[str, float]:
+def run(runs: int, report: Callable[[str], None] = print, *, shared: bool = False, pins: int = 0) -> dict[str, float]:
     """Run the benchmark; return p50/p95 of the per-turn overhead in milliseconds."""
     with tempfile.TemporaryDirectory(prefix="nw-bench-") as home:
         root = Path(home)
         store = FileMemoryStore(root)
+        personas = load_default_personas()
+        for persona in personas:
+            text = memory_file(persona)
+            store.update(persona.slug, PROJECT, lambda _old, text=text: text)
         db = make_engine(f"sqlite:///{root / 'nightwatch.db'}")
         try:
             upgrade(db)
-            repo = SqlPersonaRepository(db)
-            personas = [repo.add(persona) for persona in load_default_personas()]  # with ids, as pins need
-            for persona in personas:
-                text = memory_file(persona)
-                store.update(persona.slug, PROJECT, lambda _old, text=text: text)
-            pinning = pin_service(root, db, repo, store, personas, pins) if pins else None
-            return _measure(store, personas, db, runs, report, pinning)
+            return _measure(store, personas, db, runs, report, shared=shared, pins=pins, docs=root / "docs")
         finally:
             db.dispose()
 
 
-def pin_service(
-    root: Path, db: Any, repo: SqlPersonaRepository, store: FileMemoryStore, personas: list[Persona], count: int
-) -> PinService:
-    """`count` pinned files of about 16 KiB for each persona, through the real service."""
-    docs = root / "docs"
+def pin_service(docs: Path, db: Any, store: FileMemoryStore, personas: list[Persona], count: int) -> PinService:
+    """`count` pinned files of about 16 KiB in `docs` for each persona (stored ones: pins name personas by id)."""
     docs.mkdir()
     service = PinService(
         pins=SqlPinRepository(db),
-        personas=PersonaService(repo=repo, store=store, clock=Clock()),
+        personas=PersonaService(repo=SqlPersonaRepository(db), store=store, clock=Clock()),
         files=SafePinFiles([docs]),
         pages=PageFetcher(),
         clock=Clock(),
@@ -257,14 +276,32 @@ def _measure(
     db: Any,
     runs: int,
     report: Callable[[str], None],
-    pins: PinService | None = None,
+    *,
+    shared: bool = False,
+    pins: int = 0,
+    docs: Path | None = None,
 ) -> dict[str, float]:
-    timings: dict[str, list[float]] = {"memory read + rank": [], "compile": [], "persist turn": []}
-    if pins is not None:
-        timings["pins read + pack"] = []
+    timings: dict[str, list[float]] = {
+        "memory read + rank": [],
+        "shared read + rank": [],
+        "pins read + pack": [],
+        "compile": [],
+        "persist turn": [],
+    }
     model = InstantModel()
     clock = Clock()
     memory = MemoryService(store=store, llm=model, clock=clock, recall=Recall(), policy=MemoryPolicy())
+    sharing = pinning = None
+    if shared or pins:  # shares and pins name personas by id: store them
+        personas = [SqlPersonaRepository(db).add(persona) for persona in personas]
+    if pins:
+        pinning = TimedPins(pin_service(docs or Path(tempfile.mkdtemp()), db, store, personas, pins), timings)
+    if shared:  # every persona shares with all: each turn reads its three teammates' memories too
+        repo, shares = SqlPersonaRepository(db), SqlShareRepository(db)
+        for persona in personas:
+            shares.put(Share(persona.id or 0, None, PROJECT, ShareContent.LESSONS, clock.now()))
+        lookup = PersonaService(repo=repo, store=store, clock=clock)
+        sharing = TimedSharing(SharingService(shares=shares, personas=lookup, memory=memory, clock=clock), timings)
     engine = DeliberationEngine(
         personas=Directory(personas),
         memory=BenchMemory(memory, timings),
@@ -273,7 +310,8 @@ def _measure(
         log=TimedLog(db, timings),
         clock=clock,
         policy=DeliberationPolicy(),
-        pins=TimedPins(pins, timings) if pins is not None else None,
+        shared=sharing,
+        pins=pinning,
     )
     gaps: list[float] = []
     for i in range(runs + 1):
@@ -284,9 +322,9 @@ def _measure(
             gaps += turn_gaps(model.calls)
     ms = [gap * 1000 for gap in gaps]
     result = {"p50_ms": statistics.median(ms), "p95_ms": percentile(ms, 0.95), "turns": float(len(ms))}
-    pinned = f", {len(pins.watched_files()) // len(personas)} pinned files each" if pins is not None else ""
+    also = (", each sharing with all" if shared else "") + (f", {pins} pinned files each" if pins else "")
     report(
-        f"per-turn overhead over {len(ms)} turns ({runs} deliberations, 4 personas, {LINES}-line memory files{pinned}):"
+        f"per-turn overhead over {len(ms)} turns ({runs} deliberations, 4 personas{also}, {LINES}-line memory files):"
     )
     report(f"  p50 {result['p50_ms']:.2f} ms   p95 {result['p95_ms']:.2f} ms   (target p95 < {TARGET_P95_MS:.0f} ms)")
     for name, samples in timings.items():
@@ -299,9 +337,10 @@ def _measure(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=40, help="deliberations to time (default 40)")
+    parser.add_argument("--shared", action="store_true", help="every persona shares its lessons with all")
     parser.add_argument("--pins", type=int, default=0, help="pinned files of about 16 KiB per persona (default 0)")
     args = parser.parse_args(argv)
-    result = run(args.runs, pins=args.pins)
+    result = run(args.runs, shared=args.shared, pins=args.pins)
     return 0 if result["p95_ms"] < TARGET_P95_MS else 1
 
 

@@ -19,6 +19,7 @@ from nightwatch.adapters.db import (
     SqlPendingLessons,
     SqlPersonaRepository,
     SqlPinRepository,
+    SqlShareRepository,
     make_engine,
 )
 from nightwatch.adapters.liveness import ProcessLiveness
@@ -32,7 +33,14 @@ from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer, PinService
+from nightwatch.domain.memory import (
+    MemoryPolicy,
+    MemoryService,
+    MemoryTransfer,
+    PinService,
+    SharingService,
+    TeachingService,
+)
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import (
     LLM,
@@ -45,6 +53,7 @@ from nightwatch.domain.ports import (
     PinFiles,
     PinPages,
     PinRepository,
+    ShareRepository,
 )
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
@@ -109,6 +118,11 @@ class NightWatchModule(Module):
     @provider
     def provide_pending(self, engine: Engine) -> PendingLessons:
         return SqlPendingLessons(engine)
+
+    @singleton
+    @provider
+    def provide_shares(self, engine: Engine) -> ShareRepository:
+        return SqlShareRepository(engine)
 
     @singleton
     @provider
@@ -188,12 +202,27 @@ class NightWatchModule(Module):
         clock: Clock,
         pending: PendingLessons,
         pins: PinRepository,
+        shares: ShareRepository,
     ) -> PersonaService:
         # With memory in the database, a rename or delete moves it in the persona's own transaction.
         transactions = SqlPersonaTransactions(engine) if settings.memory_store == "database" else None
         return PersonaService(
-            repo=repo, store=store, clock=clock, pending=pending, transactions=transactions, pins=pins
+            repo=repo,
+            store=store,
+            clock=clock,
+            pending=pending,
+            transactions=transactions,
+            shares=shares,
+            pins=pins,
         )
+
+    @singleton
+    @provider
+    def provide_sharing(
+        self, settings: Settings, shares: ShareRepository, personas: PersonaService, memory: MemoryService, clock: Clock
+    ) -> SharingService:
+        budget = settings.memory.shared_token_budget
+        return SharingService(shares=shares, personas=personas, memory=memory, clock=clock, token_budget=budget)
 
     @singleton
     @provider
@@ -213,6 +242,7 @@ class NightWatchModule(Module):
         clock: Clock,
         liveness: Liveness,
         pins: PinService,
+        sharing: SharingService,
     ) -> DeliberationEngine:
         limits = settings.deliberation
         policy = DeliberationPolicy(
@@ -235,6 +265,7 @@ class NightWatchModule(Module):
             policy=policy,
             liveness=liveness,
             pins=pins,
+            shared=sharing,
         )
 
     @singleton
@@ -264,6 +295,11 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_teaching(self, memory: MemoryService, log: DeliberationLog, llm: LLM) -> TeachingService:
+        return TeachingService(memory=memory, log=log, llm=llm)
+
+    @singleton
+    @provider
     def provide_slack_app(
         self,
         settings: Settings,
@@ -275,6 +311,8 @@ class NightWatchModule(Module):
         clock: Clock,
         proactive: ProactiveService,
         pins: PinService,
+        teaching: TeachingService,
+        sharing: SharingService,
     ) -> SlackApp:
         return SlackApp(
             settings=settings.slack,
@@ -286,6 +324,8 @@ class NightWatchModule(Module):
             clock=clock,
             proactive=proactive,
             pins=pins,
+            teaching=teaching,
+            sharing=sharing,
         )
 
 

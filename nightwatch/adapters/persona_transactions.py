@@ -1,4 +1,4 @@
-"""One database transaction over a persona's row, its memory, its kept lessons and its pins (PersonaTransactions).
+"""One database transaction over a persona's row, its memory, its kept lessons, its shares and its pins.
 
 Used when memory lives in the database: the persona repository, the memory store and the kept lessons are built on
 one Connection, so a rename or delete moves the persona and its memory together or not at all. There is no moment
@@ -18,6 +18,7 @@ from nightwatch.adapters.db import (
     SqlPendingLessons,
     SqlPersonaRepository,
     SqlPinRepository,
+    SqlShareRepository,
     database_errors,
     transaction,
 )
@@ -26,12 +27,13 @@ from nightwatch.adapters.memory_db import DatabaseMemoryStore
 
 @dataclass(frozen=True)
 class SqlPersonaTransaction:
-    """The persona repository, memory store, kept lessons and pins of one open transaction."""
+    """The persona repository, memory store, kept lessons, shares and pins of one open transaction."""
 
     personas: SqlPersonaRepository
     memory: DatabaseMemoryStore
     pending: SqlPendingLessons
     pins: SqlPinRepository
+    shares: SqlShareRepository
 
 
 class SqlPersonaTransactions:
@@ -49,4 +51,5 @@ class SqlPersonaTransactions:
                 memory=DatabaseMemoryStore(conn),
                 pending=SqlPendingLessons(conn),
                 pins=SqlPinRepository(conn),
+                shares=SqlShareRepository(conn),
             )

@@ -23,6 +23,7 @@ from nightwatch.domain.models import (
     Persona,
     Pin,
     PinKind,
+    Share,
     ThreadMessage,
     Turn,
     Usage,
@@ -67,7 +68,7 @@ class PersonaRepository(Protocol):
         ...
 
     def remove(self, persona_id: int) -> None:
-        """Delete the persona, and in the same transaction its own pins (PinRepository; project-wide pins stay)."""
+        """Delete the persona and, in the same transaction, the shares it gives or receives and its own pins."""
         ...
 
     def seeded_defaults(self) -> set[str]:
@@ -150,7 +151,7 @@ class MemoryStore(Protocol):
 
 
 class PersonaTransaction(Protocol):
-    """A persona's row, its memory and its kept lessons, changed together in one database transaction."""
+    """A persona's row, its memory, its kept lessons, its shares and its pins, changed in one database transaction."""
 
     @property
     def personas(self) -> PersonaRepository: ...
@@ -163,6 +164,9 @@ class PersonaTransaction(Protocol):
 
     @property
     def pins(self) -> PinRepository: ...
+
+    @property
+    def shares(self) -> ShareRepository: ...
 
 
 class PersonaTransactions(Protocol):
@@ -206,6 +210,32 @@ class PendingLessons(Protocol):
 
     def drop(self, persona_slug: str) -> int:
         """Forget a deleted persona's kept lessons; returns how many."""
+        ...
+
+
+class ShareRepository(Protocol):
+    """Shares of persona knowledge (models.Share), keyed by persona ids; oldest first.
+
+    A persona's shares, given and received, are deleted with it (PersonaRepository.remove).
+    """
+
+    def put(self, share: Share) -> Share | None:
+        """Store the share, or set `what` on the one with the same sharer, receiver and project.
+
+        Returns the share it replaced, or None when the share is new.
+        """
+        ...
+
+    def remove(self, sharer_id: int, receiver_id: int | None, project: str) -> Share | None:
+        """Delete that share; returns it, or None when there was none."""
+        ...
+
+    def list(self, *, project: str | None = None, persona_id: int | None = None) -> list[Share]:
+        """Every share, or one project's, or those naming this persona as sharer or receiver (not those to all)."""
+        ...
+
+    def received(self, receiver_id: int, project: str) -> builtins.list[Share]:
+        """The shares open to this persona on this project: those naming it and those to every persona."""
         ...
 
 

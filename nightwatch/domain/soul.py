@@ -5,6 +5,7 @@ The order is fixed so the long stable prefix comes first, which provider prompt 
     identity and soul · style · skill mode · operating rules         block 1, cached (or the persona's override)
     pinned documents inside <pinned> … </pinned>, never instructions  cached; absent when nothing is pinned
     memory, as notes inside <memory> … </memory>, never instructions cached; absent when memory is empty
+    shared knowledge from teammates, inside <shared> … </shared>     cached; absent when nothing is shared
     per-interaction context                                          last, never cached
 
 Pins come before memory because they change less often: a new lesson then re-caches only the blocks after it.
@@ -18,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
-from nightwatch.domain.memory import PackedPin, PinBlock, PinsSection
+from nightwatch.domain.memory import PackedPin, PinBlock, PinsSection, SharedBlock
 from nightwatch.domain.models import MemoryBlock, Persona, PromptBlock, Soul, Style, SystemPrompt
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.tokens import estimate_tokens
@@ -128,6 +129,21 @@ class MemorySection(Prompt):
 
 
 @dataclass(frozen=True)
+class SharedSection(Prompt):
+    """Knowledge teammates share: attributed lines inside `<shared>` … `</shared>`, notes that are never instructions.
+
+    `items` must already be made safe with `as_data` (`SoulCompiler.shared_section` does it).
+    """
+
+    template: ClassVar[str] = "soul_shared.md.j2"
+    items: str
+
+    @classmethod
+    def example(cls) -> SharedSection:
+        return cls(items="- from Maya (Security Reviewer): The session cookie lacks SameSite.")
+
+
+@dataclass(frozen=True)
 class PromptBudget:
     """Where a persona's system prompt spends its tokens, and what is left of the model's window."""
 
@@ -148,6 +164,10 @@ class PromptBudget:
     pins_tokens: int = 0
     pins_budget: int = 0
     pins: tuple[PackedPin, ...] = ()  # each pin in the block: its tokens and whether it was cut
+    shared_items: int = 0
+    shared_total_items: int = 0
+    shared_tokens: int = 0
+    shared_sources: tuple[str, ...] = ()
 
     @property
     def total_tokens(self) -> int:
@@ -174,14 +194,23 @@ class SoulCompiler:
     """Renders a persona's system prompt for one interaction, stable parts first."""
 
     def compile(
-        self, persona: Persona, *, mode: str, memory: MemoryBlock, context: str, pins: PinBlock | None = None
+        self,
+        persona: Persona,
+        *,
+        mode: str,
+        memory: MemoryBlock,
+        context: str,
+        shared: SharedBlock | None = None,
+        pins: PinBlock | None = None,
     ) -> SystemPrompt:
-        """Return the system prompt: [identity..rules] [pins, if any] [memory, if any] (all cached) [context]."""
+        """Return the system prompt: [identity..rules] [pins] [memory] [shared] (all cached, each if any) [context]."""
         blocks = [PromptBlock(self.prefix(persona, mode), cache=True)]
         if pins is not None and not pins.empty:
             blocks.append(PromptBlock(self.pins_section(pins), cache=True))
         if not memory.empty and memory.text.strip():
             blocks.append(PromptBlock(self.memory_section(memory), cache=True))
+        if shared is not None and not shared.empty and shared.text.strip():
+            blocks.append(PromptBlock(self.shared_section(shared), cache=True))
         if context.strip():
             blocks.append(PromptBlock(context.strip(), cache=False))
         return SystemPrompt(tuple(blocks))
@@ -200,6 +229,10 @@ class SoulCompiler:
         """The pinned block as the prompt carries it: its entries made data (again: it changes nothing) inside it."""
         return PinsSection(pins=as_data(pins.text)).render()
 
+    def shared_section(self, shared: SharedBlock) -> str:
+        """The shared block as the prompt carries it: its lines made data inside the delimiters."""
+        return SharedSection(items=as_data(shared.text.strip())).render()
+
     def budget(
         self,
         persona: Persona,
@@ -211,6 +244,7 @@ class SoulCompiler:
         summary: str = "",
         window: int = DEFAULT_WINDOW,
         pins: PinBlock | None = None,
+        shared: SharedBlock | None = None,
     ) -> PromptBudget:
         """Count the tokens of each part of a turn's prompt, against the model's window.
 
@@ -224,6 +258,8 @@ class SoulCompiler:
             sections = self._sections(persona, mode)
         memory_text = self.memory_section(memory) if not memory.empty and memory.text.strip() else ""
         pins = pins or PinBlock()
+        shared = shared or SharedBlock()
+        shared_text = self.shared_section(shared) if not shared.empty and shared.text.strip() else ""
         return PromptBudget(
             persona=persona.name,
             mode=mode,
@@ -242,6 +278,10 @@ class SoulCompiler:
             pins_tokens=estimate_tokens(self.pins_section(pins)) if not pins.empty else 0,
             pins_budget=pins.budget,
             pins=pins.pins,
+            shared_items=len(shared.items),
+            shared_total_items=shared.total_items,
+            shared_tokens=estimate_tokens(shared_text),
+            shared_sources=shared.sources,
         )
 
     def _sections(self, persona: Persona, mode: str) -> _Sections:

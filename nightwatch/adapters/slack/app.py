@@ -35,12 +35,14 @@ from nightwatch.adapters.slack.persona_admin import PersonaAdmin
 from nightwatch.adapters.slack.pin_commands import PinCommands
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
+from nightwatch.adapters.slack.share_commands import ShareCommands
 from nightwatch.adapters.slack.socket_mode import EagerAckSocketModeHandler
+from nightwatch.adapters.slack.teaching import ThreadTeaching
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.config import SlackSettings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.errors import ConfigError
-from nightwatch.domain.memory import MemoryService, PinService
+from nightwatch.domain.memory import MemoryService, PinService, SharingService, TeachingService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import Clock, DeliberationLog
 from nightwatch.domain.proactive import ProactiveService
@@ -83,8 +85,10 @@ class SlackApp:
         log: DeliberationLog,
         state: SlackState,
         clock: Clock,
+        teaching: TeachingService,
         client: WebClient | None = None,
         proactive: ProactiveService | None = None,
+        sharing: SharingService | None = None,
         pins: PinService | None = None,
         pin_watch: PinWatch | None = None,
         proactive_tick_seconds: float = DEFAULT_TICK_SECONDS,
@@ -117,6 +121,7 @@ class SlackApp:
             if pins is not None
             else None
         )
+        shares = ShareCommands(sharing=sharing, admins=admins, channels=channels) if sharing is not None else None
         commands = SlashCommands(
             personas=personas,
             memory=memory,
@@ -129,12 +134,24 @@ class SlackApp:
             home=home,
             deliberations=deliberations,
             channels=channels,
-            more=pinning.handlers() if pinning is not None else None,
+            more={
+                **(shares.handlers() if shares is not None else {}),
+                **(pinning.handlers() if pinning is not None else {}),
+            },
         )
         self.leases = LeaseKeeper(deliberations=deliberations, every_seconds=renew_every(engine.lease_for))
         admin = PersonaAdmin(personas=personas, memory=memory, admins=admins, client=self.client)
+        taught = ThreadTeaching(
+            teaching=teaching, personas=personas, channels=channels, client=self.client, admins=admins
+        )
         Listeners(
-            state=state, clock=clock, deliberations=deliberations, commands=commands, admin=admin, home=home
+            state=state,
+            clock=clock,
+            deliberations=deliberations,
+            commands=commands,
+            admin=admin,
+            home=home,
+            teaching=taught,
         ).register(self.app)
         self.scheduler = None
         if proactive is not None:

@@ -31,10 +31,12 @@ from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadP
 from nightwatch.domain.deliberation.turns import (
     InteractionPrompt,
     NoPins,
+    NothingShared,
     PersonaMemory,
     PersonaPins,
     RunState,
     Scope,
+    SharedKnowledge,
     TurnTaker,
     conversation,
 )
@@ -142,9 +144,11 @@ class DeliberationEngine:
         policy: DeliberationPolicy,
         liveness: Liveness | None = None,
         pins: PersonaPins | None = None,
+        shared: SharedKnowledge | None = None,
     ) -> None:
         self._personas = personas
         self._pins = pins or NoPins()
+        self._shared = shared or NothingShared()
         self._memory = memory
         self._compiler = compiler
         self._llm = llm
@@ -164,6 +168,7 @@ class DeliberationEngine:
             context=self._context,
             reply_chars=policy.reply_chars,
             pins=self._pins,
+            shared=self._shared,
         )
 
     @property
@@ -355,6 +360,7 @@ class DeliberationEngine:
             topic = topic or latest.topic
         memory = self._memory.read(found, slug, topic, thread=window.recent_text())
         pins = self._turns.read_pins(found, slug)
+        shared = self._shared.read(found, slug, topic, thread=window.recent_text())
         thread = ThreadPrompt(summary="", messages=window.recent).render()
         context = InteractionPrompt(slug, DEFAULT_KIND, 1, self.rounds, topic).render()
         return self._compiler.budget(
@@ -366,6 +372,7 @@ class DeliberationEngine:
             summary=window.summary,
             window=self._policy.model_window,
             pins=pins,
+            shared=shared,
         )
 
 

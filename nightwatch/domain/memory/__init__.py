@@ -1,8 +1,10 @@
 """Memory: each persona's lessons per project, as a markdown document a person can read and edit.
 
 The service reads memory for a turn, records what a reflection learned (junk guard, dedup, supersession), and keeps
-the document bounded by compaction. Pinned context (pins.py) keeps the documents a person pinned for a persona and
-packs them into a block of their own. Other rooms use the names below, not the modules behind them.
+the document bounded by compaction; teaching records what a person says in plain words ("remember that …", "forget
+that …"). Shares open one persona's knowledge of a project to teammates, read-only, as a shared block in their
+prompts. Pinned context (pins.py) keeps the documents a person pinned for a persona and packs them into a block of
+their own. Other rooms use the names below, not the modules behind them.
 """
 
 from nightwatch.domain.memory.cache import line_cost
@@ -35,11 +37,26 @@ from nightwatch.domain.memory.pin_inputs import (
 from nightwatch.domain.memory.pins import PinOutcome, PinService, PinView
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
+from nightwatch.domain.memory.shared_block import SharedBlock, SharedItem
+from nightwatch.domain.memory.shares import (
+    EVERYONE,
+    SHARED_TOKEN_BUDGET,
+    ShareOutcome,
+    ShareView,
+    SharingService,
+    describe,
+    validate_receiver,
+    validate_share_content,
+)
+from nightwatch.domain.memory.teaching import Intent, Teaching, TeachingPrompt, may_teach, read_teaching
+from nightwatch.domain.memory.teaching_phrases import parse_teaching
+from nightwatch.domain.memory.teaching_service import TAUGHT, Match, Nearest, Taught, TeachingService, may_forget
 from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
 from nightwatch.domain.memory.unread import unread_summary
 
 __all__ = [
     "CLI_AUTHOR",
+    "EVERYONE",
     "EVERY_PERSONA",
     "LESSON_MAX",
     "PINS_MAX",
@@ -48,12 +65,17 @@ __all__ = [
     "PIN_URL_MAX",
     "QUERY_MAX",
     "SEARCH_MAX",
+    "SHARED_TOKEN_BUDGET",
+    "TAUGHT",
     "Flavour",
+    "Intent",
+    "Match",
     "MemoryBlockPrompt",
     "MemoryPolicy",
     "MemoryService",
     "MemoryTransfer",
     "Merged",
+    "Nearest",
     "PackedPin",
     "PinBlock",
     "PinOutcome",
@@ -61,14 +83,28 @@ __all__ = [
     "PinView",
     "PinsSection",
     "Retried",
+    "ShareOutcome",
+    "ShareView",
+    "SharedBlock",
+    "SharedItem",
+    "SharingService",
+    "Taught",
+    "Teaching",
+    "TeachingPrompt",
+    "TeachingService",
     "cut_marker",
+    "describe",
     "flavour_for",
     "is_duplicate",
     "label_of",
     "line_cost",
+    "may_forget",
+    "may_teach",
     "merge_imported",
     "orphans",
+    "parse_teaching",
     "pin_source",
+    "read_teaching",
     "snapshot_hash",
     "stale_note",
     "unread_summary",
@@ -79,5 +115,7 @@ __all__ = [
     "validate_pin_text",
     "validate_pin_url",
     "validate_query",
+    "validate_receiver",
     "validate_search_limit",
+    "validate_share_content",
 ]

@@ -6,8 +6,9 @@ fails the folder is moved back. Memory in the database (`OneTransaction`) moves 
 with its kept lessons: a failure at any step, the memory move included, leaves all of them as they were. Either way
 no persona points at memory it does not have and no memory is left without its persona. A rename files the lessons
 kept after a storage fault under the new slug; a delete drops them, and logs them so they can still be found.
-Pinned context names personas by id, so a rename leaves it be; a delete removes the persona's own pins in the same
-transaction as its row (PersonaRepository.remove), and reports them.
+Shares name personas by id, so a rename leaves them be; a delete removes those the persona gives and receives in the
+same transaction as its row (PersonaRepository.remove), and reports them. So it does with the persona's own pinned
+context (its pins; the project-wide ones stay).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import PurePosixPath
 from typing import Protocol
 
 from nightwatch.domain.errors import ConflictError, NightWatchError, NotFoundError, StorageError
-from nightwatch.domain.models import PendingLesson, Persona, Pin
+from nightwatch.domain.models import PendingLesson, Persona, Pin, Share
 from nightwatch.domain.ports import (
     Clock,
     FolderMove,
@@ -29,6 +30,7 @@ from nightwatch.domain.ports import (
     PersonaRepository,
     PersonaTransactions,
     PinRepository,
+    ShareRepository,
 )
 
 log = logging.getLogger(__name__)
@@ -36,10 +38,11 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Deleted:
-    """What a delete did: where the memory went, and the kept lessons and the pins that went with the persona."""
+    """What a delete did: where the memory went, and the kept lessons, shares and pins that went with the persona."""
 
     move: FolderMove
     dropped: tuple[PendingLesson, ...] = ()
+    shares: tuple[Share, ...] = ()
     pins: tuple[Pin, ...] = ()
 
 
@@ -71,12 +74,14 @@ class FolderFirst:
         clock: Clock,
         pending: PendingLessons | None,
         pins: PinRepository | None = None,
+        shares: ShareRepository | None = None,
     ) -> None:
         self._repo = repo
         self._store = store
         self._clock = clock
         self._pending = pending
         self._pins = pins
+        self._shares = shares
 
     def rename(self, current: Persona, changed: Persona) -> tuple[Persona, FolderMove]:
         move = self._folder_step(
@@ -96,11 +101,13 @@ class FolderFirst:
     def delete(self, persona: Persona) -> Deleted:
         move = self._folder_step(persona, lambda: self._store.archive(persona.slug, self._clock.now()), "delete")
         try:
-            pins = own_pins(self._pins, persona)  # listed first: removing the row removes them, in its transaction
+            # Listed first: removing the row removes them with it, in its transaction.
+            shares = self._shares.list(persona_id=persona.id) if self._shares is not None else []
+            pins = own_pins(self._pins, persona)
             self._repo.remove(persona.id or 0)
         except Exception as err:
             raise self._undo(move, persona, "delete", err) from err
-        return Deleted(move, self._drop_pending(persona), pins)
+        return Deleted(move, self._drop_pending(persona), tuple(shares), pins)
 
     def _folder_step(self, persona: Persona, step: Callable[[], FolderMove], action: str) -> FolderMove:
         try:
@@ -165,7 +172,8 @@ class OneTransaction:
     def delete(self, persona: Persona) -> Deleted:
         try:
             with self._transactions.begin() as change:
-                pins = own_pins(change.pins, persona)  # removed with the row, in this transaction
+                shares = change.shares.list(persona_id=persona.id)  # removed with the row, in this transaction
+                pins = own_pins(change.pins, persona)  # so are these
                 change.personas.remove(persona.id or 0)
                 move = change.memory.archive(persona.slug, self._clock.now())
                 kept = change.pending.waiting(persona.slug)
@@ -174,7 +182,7 @@ class OneTransaction:
             log.warning("delete of %s failed; nothing was changed: %s", persona.name, err)
             raise unchanged(persona, "delete", err) from err
         log_dropped(persona, kept)
-        return Deleted(move, tuple(kept), pins)
+        return Deleted(move, tuple(kept), tuple(shares), pins)
 
 
 def unchanged(persona: Persona, action: str, err: Exception) -> NightWatchError:

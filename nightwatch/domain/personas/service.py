@@ -3,7 +3,7 @@
 A rename or delete changes two things, the memory and the database row; moves.py keeps them in step (folder first
 with memory in files, one transaction with memory in the database). Lessons kept after a storage fault
 (PendingLessons) follow a rename; a delete drops them with the persona, and its message says how many, as it does
-for the persona's pinned context (keyed by id, so a rename keeps it as it is).
+for the shares the persona gave or received and its own pinned context (keyed by id, so a rename keeps them).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from nightwatch.domain.ports import (
     PersonaRepository,
     PersonaTransactions,
     PinRepository,
+    ShareRepository,
 )
 
 __all__ = ["PersonaDraft", "PersonaOutcome", "PersonaService", "persona_from_dict", "persona_to_dict"]
@@ -94,6 +95,7 @@ class PersonaService:
         pending: PendingLessons | None = None,
         transactions: PersonaTransactions | None = None,
         pins: PinRepository | None = None,
+        shares: ShareRepository | None = None,
     ) -> None:
         self._repo = repo
         self._store = store
@@ -101,7 +103,7 @@ class PersonaService:
         self._moves: MemoryMoves = (
             OneTransaction(transactions=transactions, clock=clock)
             if transactions is not None
-            else FolderFirst(repo=repo, store=store, clock=clock, pending=pending, pins=pins)
+            else FolderFirst(repo=repo, store=store, clock=clock, pending=pending, shares=shares, pins=pins)
         )
 
     # --- reading ------------------------------------------------------------------------------------------------
@@ -200,7 +202,8 @@ class PersonaService:
         where = f"its memory was archived to {folder(move.target)}" if move.moved else "it had no memory to archive"
         count = len(deleted.dropped)
         went = f"; {count} lesson{'s' if count != 1 else ''} waiting to be saved went with it" if count else ""
-        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{went}{_pins_gone(len(deleted.pins))}.", move)
+        gone = _shares_gone(len(deleted.shares)) + _pins_gone(len(deleted.pins))
+        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{went}{gone}.", move)
 
     # --- steps --------------------------------------------------------------------------------------------------
 
@@ -272,6 +275,17 @@ class PersonaService:
         if others:
             text += f"; also updated {', '.join(others)}"
         return text + "."
+
+
+def _shares_gone(count: int) -> str:
+    """The part of a delete's message about the shares that went with the persona."""
+    if not count:
+        return ""
+    return (
+        f"; the {count} shares it gave or received were removed"
+        if count > 1
+        else "; the one share it gave or received was removed"
+    )
 
 
 def _pins_gone(count: int) -> str:
