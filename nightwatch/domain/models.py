@@ -8,6 +8,8 @@ from datetime import date, datetime
 from enum import StrEnum
 from types import MappingProxyType
 
+from nightwatch.domain.tool_use import ToolCall, ToolRound, ToolSpec, ToolTrace
+
 
 def _frozen_map(value: Mapping[str, str] | None = None) -> Mapping[str, str]:
     return MappingProxyType(dict(value or {}))
@@ -281,6 +283,9 @@ class LLMRequest:
     model: str | None = None
     persona: Persona | None = None
     topic: str = ""
+    tools: tuple[ToolSpec, ...] = ()  # tools the model may call (see tool_use.py)
+    tool_rounds: tuple[ToolRound, ...] = ()  # the calls made so far and their results, after `messages`
+    answer_now: bool = False  # the tools stay defined, but the model must answer in text without calling one
 
 
 @dataclass(frozen=True)
@@ -305,6 +310,7 @@ class LLMResponse:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     offline: bool = False
+    tool_calls: tuple[ToolCall, ...] = ()  # the model asks for these before it answers; `text` may then be ''
 
 
 # --- deliberation ----------------------------------------------------------------------------------------------
@@ -344,6 +350,7 @@ class Turn:
     usage: Usage = field(default_factory=Usage)
     created_at: datetime | None = None
     pins_injected: int = 0  # pinned documents in its prompt (not stored: 0 in turns read back from the log)
+    tool_calls: tuple[ToolTrace, ...] = ()  # kept in memory for the caller; the deliberation log does not store them
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
 
 A turn reads the persona's memory for the topic (with its pinned context and what teammates share with it), compiles
-its system prompt around the thread window, asks the model and posts the answer unless it is SKIP, empty or a
-near-duplicate (those are stored as skipped, not posted).
+its system prompt around the thread window, asks the model (which may first call the memory tools, at most three
+times: tool_turn.py) and posts the answer unless it is SKIP, empty or a near-duplicate (those are stored as skipped,
+not posted).
 A model failure skips only that persona's turn, with a notice in the thread. A turn is stored before it is posted.
 """
 
@@ -14,10 +15,12 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
 from nightwatch.domain.deliberation.participants import Panel
+from nightwatch.domain.deliberation.pinned import NoPins, PersonaPins, read_pins
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
+from nightwatch.domain.deliberation.tool_turn import ToolTurn
 from nightwatch.domain.errors import LLMError, NightWatchError
-from nightwatch.domain.memory import PinBlock, SharedBlock
+from nightwatch.domain.memory import MemoryTools, PinBlock, SharedBlock, ToolMemory
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -27,6 +30,7 @@ from nightwatch.domain.models import (
     Persona,
     Purpose,
     ReflectionContext,
+    RememberedLesson,
     SystemPrompt,
     ThreadMessage,
     Turn,
@@ -42,27 +46,14 @@ log = logging.getLogger(__name__)
 CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can follow
 
 
-class PersonaMemory(Protocol):
-    """What a deliberation needs of the memory service."""
+class PersonaMemory(ToolMemory, Protocol):
+    """What a deliberation needs of the memory service (its turns' memory tools need `search` and `remember`)."""
 
     def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock: ...
 
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: builtins.list[str]) -> None: ...
-
-
-class PersonaPins(Protocol):
-    """What a turn needs of pinned context (PinService): the persona's pins, each file checked against the disk."""
-
-    def block(self, persona: Persona, project: str) -> PinBlock: ...
-
-
-class NoPins:
-    """PersonaPins when pinned context is not wired in: every block is empty."""
-
-    def block(self, persona: Persona, project: str) -> PinBlock:
-        return PinBlock()
 
 
 class SharedKnowledge(Protocol):
@@ -163,6 +154,7 @@ class RunState:
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
     changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
     taken: set[tuple[str, int]] = field(default_factory=set)  # (name casefolded, round) stored before a takeover
+    remembered: list[RememberedLesson] = field(default_factory=list)  # recorded with the memory tools during turns
 
     @property
     def id(self) -> int:
@@ -212,13 +204,15 @@ class TurnTaker:
             persona=persona,
             topic=state.scope.topic,
         )
+        tools = self.tools(state, persona)
         try:
-            response = self._llm.complete(request)
+            response = tools.answer(request)
         except LLMError as error:
             log.warning("%s's turn failed: %s", persona.name, error)
             state.poster.post_notice(f"{persona.name} could not answer this turn ({error}); the others carry on.")
             return
-        self.add_usage(state, response.usage)
+        finally:
+            self.keep_tool_work(state, persona, tools)
         shaped = shape_reply(response.text, earlier=[m.text for m in messages], limit=self._reply_chars)
         turn = Turn(
             persona=persona.name,
@@ -230,6 +224,7 @@ class TurnTaker:
             skipped=not shaped.posted,
             usage=response.usage,
             created_at=self._clock.now(),
+            tool_calls=tuple(tools.traces),
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
         # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
@@ -239,6 +234,21 @@ class TurnTaker:
             state.replies += 1
         state.turns.append(turn)
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
+
+    def tools(self, state: RunState, persona: Persona) -> ToolTurn:
+        """The memory tools of `persona`'s turn, and the loop that lets the model call them (see tool_turn.py)."""
+        scope = state.scope
+        tools = MemoryTools(memory=self._memory, persona=persona, project=scope.project, link=scope.link)
+        return ToolTurn(llm=self._llm, tools=tools, poster=state.poster, persona=persona, project=scope.project)
+
+    def keep_tool_work(self, state: RunState, persona: Persona, tools: ToolTurn) -> None:
+        """Add what the turn's model calls cost and its tool calls did to the run, even when the turn failed.
+
+        The lessons recalled went into a prompt, so they count as injected; those remembered are the run's.
+        """
+        self.add_usage(state, tools.usage)
+        state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in tools.recalled)
+        state.remembered += [RememberedLesson(persona.name, lesson) for lesson in tools.remembered]
 
     def window(self, state: RunState, messages: list[ThreadMessage]) -> ThreadWindow:
         """The thread window for the next call (summarising older messages when they fell out)."""
@@ -270,12 +280,8 @@ class TurnTaker:
         return block
 
     def read_pins(self, persona: Persona, project: str) -> PinBlock:
-        """The persona's pinned context; when it cannot be read the turn goes on without it."""
-        try:
-            return self._pins.block(persona, project)
-        except (NightWatchError, OSError) as error:
-            log.warning("could not read %s's pins (%s); the turn goes on without them", persona.name, error)
-            return PinBlock()
+        """The persona's pinned context; when it cannot be read the turn goes on without it (see pinned.py)."""
+        return read_pins(self._pins, persona, project)
 
     def system(self, state: RunState, persona: Persona, memory: MemoryBlock, round_no: int) -> SystemPrompt:
         """The persona's system prompt, ending with this interaction's context."""
