@@ -82,6 +82,8 @@ class PageFetcher:
         first = current = validate_pin_url(url)
         ends = time.monotonic() + self._deadline
         for _ in range(MAX_REDIRECTS + 1):
+            if time.monotonic() > ends:
+                raise FetchError(f"{shown(first, 80)} took too long to fetch; nothing was pinned.")
             answer = self._get(current, ends)
             if answer.status in (301, 302, 303, 307, 308) and answer.location:
                 current = validate_pin_url(urljoin(current, answer.location))

@@ -151,3 +151,11 @@ def test_a_redirect_to_another_scheme_is_refused(server: PageServer, fetcher: Pa
     server.redirect("/hop", "file:///etc/passwd")
     with pytest.raises(InvalidInputError, match="Only http:// and https://"):
         fetcher.fetch(server.url("/hop"))
+
+
+def test_a_fetch_has_an_overall_deadline_across_redirects(server: PageServer) -> None:
+    server.text("/end", "finally")
+    server.pages["/slow"] = Page(status=302, headers={"Location": "/end"}, delay=0.4)
+    with pytest.raises(FetchError, match="took too long"):
+        PageFetcher(allowed_hosts={"127.0.0.1"}, deadline=0.2).fetch(server.url("/slow"))
+    assert [path for path, _ in server.requests] == ["/slow"], "no hop starts after the deadline"
