@@ -1,8 +1,10 @@
 """One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
 
 A turn reads the persona's memory for the topic, compiles its system prompt around the thread window, asks the model
-and posts the answer unless it is SKIP, empty or a near-duplicate (those are stored as skipped, not posted).
-A model failure skips only that persona's turn, with a notice in the thread. A turn is stored before it is posted.
+and posts the answer unless it is SKIP or a near-duplicate (those are stored as skipped, not posted). An answer that
+fails (the model call, or an empty or impersonating answer) is asked for once more with the problem fed back
+(answers.py); if that fails too, only that persona's turn is skipped: stored as skipped, with a notice in the thread
+saying who and why. A turn is stored before it is posted.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
+from nightwatch.domain.deliberation.answers import Answer, answer_turn
 from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
-from nightwatch.domain.errors import LLMError, NightWatchError
+from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -178,14 +181,12 @@ class TurnTaker:
             persona=persona,
             topic=state.scope.topic,
         )
-        try:
-            response = self._llm.complete(request)
-        except LLMError as error:
-            log.warning("%s's turn failed: %s", persona.name, error)
-            state.poster.post_notice(f"{persona.name} could not answer this turn ({error}); the others carry on.")
+        answer = answer_turn(self._llm, request, speaker=persona.name, others=self._names(state), words=self._words())
+        self.add_usage(state, answer.usage)
+        if answer.problem is not None:
+            self._skip(state, persona, round_no, memory, answer)
             return
-        self.add_usage(state, response.usage)
-        shaped = shape_reply(response.text, earlier=[m.text for m in messages], limit=self._reply_chars)
+        shaped = shape_reply(answer.text, earlier=[m.text for m in messages], limit=self._reply_chars)
         turn = Turn(
             persona=persona.name,
             role=persona.role,
@@ -193,7 +194,7 @@ class TurnTaker:
             round=round_no,
             lessons_injected=len(memory.lessons),
             skipped=not shaped.posted,
-            usage=response.usage,
+            usage=answer.usage,
             created_at=self._clock.now(),
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
@@ -204,6 +205,32 @@ class TurnTaker:
             state.replies += 1
         state.turns.append(turn)
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
+
+    def _skip(self, state: RunState, persona: Persona, round_no: int, memory: MemoryBlock, answer: Answer) -> None:
+        """Store the turn as skipped, with why, and tell the thread who was skipped and why in plain words."""
+        log.warning("%s's turn was skipped after %d attempts: %s", persona.name, answer.attempts, answer.problem)
+        turn = Turn(
+            persona=persona.name,
+            role=persona.role,
+            text=f"(skipped: {answer.problem})",
+            round=round_no,
+            lessons_injected=len(memory.lessons),
+            skipped=True,
+            usage=answer.usage,
+            created_at=self._clock.now(),
+        )
+        self._log.add_turn(state.id, turn)
+        state.turns.append(turn)
+        state.poster.post_notice(
+            f"{persona.name} was skipped this turn, even after a second try: {answer.problem}. The others carry on."
+        )
+
+    def _names(self, state: RunState) -> list[str]:
+        """Every persona of the deliberation so far, by name: who an answer must not speak for."""
+        return [p.name for p in (*state.panel.everyone, *state.speakers.values())]
+
+    def _words(self) -> int:
+        return max(20, self._reply_chars // CHARS_PER_WORD)
 
     def window(self, state: RunState, messages: list[ThreadMessage]) -> ThreadWindow:
         """The thread window for the next call (summarising older messages when they fell out)."""
@@ -254,7 +281,7 @@ class TurnTaker:
         return TurnPrompt(
             name=persona.name,
             round=round_no,
-            words=max(20, self._reply_chars // CHARS_PER_WORD),
+            words=self._words(),
             as_lead=persona.slug == state.panel.lead.slug,
             lead=state.panel.lead.name,
             changes=changes.summary if changes else "",
