@@ -96,9 +96,11 @@ class BenchMemory:
         self._service = service
         self._timings = timings
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> MemoryBlock:
         started = time.perf_counter()
-        block = self._service.read(persona, project, topic, thread=thread)
+        block = self._service.read(persona, project, topic, thread=thread, budget=budget)
         self._timings["memory read + rank"].append(time.perf_counter() - started)
         return block
 

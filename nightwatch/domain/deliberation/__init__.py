@@ -6,12 +6,7 @@ interrupted by the next command, and those a Slack replica ran are taken over by
 """
 
 from nightwatch.domain.deliberation.abandoned import STALE_AFTER
-from nightwatch.domain.deliberation.engine import (
-    DeliberationEngine,
-    DeliberationPolicy,
-    DeliberationRequest,
-    DeliberationResult,
-)
+from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationRequest, DeliberationResult
 from nightwatch.domain.deliberation.inputs import (
     PERSONAS_MAX,
     TOPIC_MAX,
@@ -20,6 +15,7 @@ from nightwatch.domain.deliberation.inputs import (
     validate_topic,
 )
 from nightwatch.domain.deliberation.participants import find_persona
+from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.takeover import LEASE_FOR, MAX_TAKEOVERS, renew_every
 

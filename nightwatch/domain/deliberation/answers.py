@@ -81,3 +81,8 @@ def call_problem(error: LLMError) -> str:
     if isinstance(error, LLMOutputError):
         return f"the model's answer could not be read ({detail})"
     return f"the model could not answer ({detail})"
+
+
+def skip_notice(name: str, problem: str) -> str:
+    """The thread's notice for a turn skipped after its retry: who, and why in plain words."""
+    return f"{name} was skipped this turn, even after a second try: {problem}. The others carry on."

@@ -14,8 +14,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
-from nightwatch.domain.deliberation.answers import Answer, answer_turn
+from nightwatch.domain.deliberation.answers import answer_turn, skip_notice
 from nightwatch.domain.deliberation.participants import Panel
+from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.errors import NightWatchError
@@ -46,7 +47,9 @@ CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can fo
 class PersonaMemory(Protocol):
     """What a deliberation needs of the memory service."""
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock: ...
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> MemoryBlock: ...
 
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
 
@@ -136,6 +139,7 @@ class RunState:
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
     changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
     taken: set[tuple[str, int]] = field(default_factory=set)  # (name casefolded, round) stored before a takeover
+    policy: DeliberationPolicy = field(default_factory=DeliberationPolicy)  # taken when it started (policy.py)
 
     @property
     def id(self) -> int:
@@ -183,47 +187,33 @@ class TurnTaker:
         )
         answer = answer_turn(self._llm, request, speaker=persona.name, others=self._names(state), words=self._words())
         self.add_usage(state, answer.usage)
-        if answer.problem is not None:
-            self._skip(state, persona, round_no, memory, answer)
-            return
-        shaped = shape_reply(answer.text, earlier=[m.text for m in messages], limit=self._reply_chars)
+        if answer.problem is None:
+            shaped = shape_reply(answer.text, earlier=[m.text for m in messages], limit=self._reply_chars)
+            text, posted = shaped.text, shaped.posted
+        else:
+            log.warning("%s's turn was skipped after %d attempts: %s", persona.name, answer.attempts, answer.problem)
+            text, posted = f"(skipped: {answer.problem})", False
         turn = Turn(
             persona=persona.name,
             role=persona.role,
-            text=shaped.text,
+            text=text,
             round=round_no,
             lessons_injected=len(memory.lessons),
-            skipped=not shaped.posted,
+            skipped=not posted,
             usage=answer.usage,
             created_at=self._clock.now(),
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
         # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
         self._log.add_turn(state.id, turn)
-        if shaped.posted:
-            state.poster.post_turn(persona, shaped.text)
+        state.turns.append(turn)
+        if answer.problem is not None:
+            state.poster.post_notice(skip_notice(persona.name, answer.problem))
+            return
+        if posted:
+            state.poster.post_turn(persona, text)
             state.replies += 1
-        state.turns.append(turn)
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
-
-    def _skip(self, state: RunState, persona: Persona, round_no: int, memory: MemoryBlock, answer: Answer) -> None:
-        """Store the turn as skipped, with why, and tell the thread who was skipped and why in plain words."""
-        log.warning("%s's turn was skipped after %d attempts: %s", persona.name, answer.attempts, answer.problem)
-        turn = Turn(
-            persona=persona.name,
-            role=persona.role,
-            text=f"(skipped: {answer.problem})",
-            round=round_no,
-            lessons_injected=len(memory.lessons),
-            skipped=True,
-            usage=answer.usage,
-            created_at=self._clock.now(),
-        )
-        self._log.add_turn(state.id, turn)
-        state.turns.append(turn)
-        state.poster.post_notice(
-            f"{persona.name} was skipped this turn, even after a second try: {answer.problem}. The others carry on."
-        )
 
     def _names(self, state: RunState) -> list[str]:
         """Every persona of the deliberation so far, by name: who an answer must not speak for."""
@@ -241,7 +231,13 @@ class TurnTaker:
     def read_memory(self, state: RunState, persona: Persona, window: ThreadWindow) -> MemoryBlock:
         """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn."""
         try:
-            block = self._memory.read(persona, state.scope.project, state.scope.topic, thread=window.recent_text())
+            block = self._memory.read(
+                persona,
+                state.scope.project,
+                state.scope.topic,
+                thread=window.recent_text(),
+                budget=state.policy.memory_tokens,
+            )
         except (NightWatchError, OSError) as error:
             log.warning("could not read %s's memory (%s); the turn goes on without it", persona.name, error)
             block = MemoryBlock()
