@@ -52,8 +52,11 @@ class HotReload:
         self._watch.watch(files=[settings_file] if settings_file else [], folders=self._folders.folders)
         self._watch.start()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop watching, and wait up to `timeout` for a reload under way (before the database goes away)."""
         self._watch.stop()
+        if self._lock.acquire(timeout=timeout):
+            self._lock.release()
 
     def request(self) -> threading.Thread:
         """Reload everything on a thread of its own (a signal handler must return at once); returns the thread."""

@@ -66,11 +66,19 @@ def read_persona_file(path: Path) -> Persona:
     except UnicodeDecodeError:
         raise InvalidInputError(f"{path}: is not UTF-8 text; save it as UTF-8.") from None
     except yaml.YAMLError as err:
-        raise InvalidInputError(f"{path}: is not valid YAML ({err}); fix the file.") from err
+        raise InvalidInputError(f"{path}: is not valid YAML ({_yaml_problem(err)}); fix the file.") from err
     try:
         return persona_from_dict(data)
     except InvalidInputError as err:
         raise InvalidInputError(f"{path}: {err}") from err
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """What the YAML parser found wrong, on one line (it spans several, with the source quoted, by itself)."""
+    if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
+        mark = error.problem_mark
+        return f"{error.problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return " ".join(str(error).split())
 
 
 @dataclass(frozen=True)
