@@ -35,12 +35,14 @@ from nightwatch.adapters.slack.listeners import Listeners
 from nightwatch.adapters.slack.persona_admin import PersonaAdmin
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
+from nightwatch.adapters.slack.share_commands import ShareCommands
 from nightwatch.adapters.slack.socket_mode import EagerAckSocketModeHandler
+from nightwatch.adapters.slack.teaching import ThreadTeaching
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.config import SlackSettings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.errors import ConfigError
-from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.memory import MemoryService, SharingService, TeachingService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import Clock, DeliberationLog
 from nightwatch.domain.proactive import ProactiveService
@@ -83,11 +85,13 @@ class SlackApp:
         log: DeliberationLog,
         state: SlackState,
         clock: Clock,
+        teaching: TeachingService,
         client: WebClient | None = None,
         proactive: ProactiveService | None = None,
+        sharing: SharingService | None = None,
         proactive_tick_seconds: float = DEFAULT_TICK_SECONDS,
         authorize: Callable[..., AuthorizeResult] | None = None,
-        admins: Callable[[], frozenset[str]] | None = None,
+        admin_ids: Callable[[], frozenset[str]] | None = None,
     ) -> None:
         self.client = client if client is not None else web_client(settings)
         if not any(isinstance(h, RateLimitErrorRetryHandler) for h in self.client.retry_handlers):
@@ -103,12 +107,14 @@ class SlackApp:
             logger=_bolt_logger(),
         )
         self.app.use(redact_inbound)  # before any listener reads what a person typed
-        check = AdminCheck(admins=admins or settings.admins, client=self.client, clock=clock)  # `admins`: reloadable
+        # admin_ids: the listed admins now (NIGHTWATCH_ADMINS reloads); else the ones of start-up
+        admins = AdminCheck(admins=admin_ids or settings.admins, client=self.client, clock=clock)
         channels = ChannelDirectory(client=self.client, state=state, clock=clock)
-        home = HomeTab(client=self.client, personas=personas, memory=memory, admins=check)
+        home = HomeTab(client=self.client, personas=personas, memory=memory, admins=admins)
         self.deliberations = deliberations = Deliberations(
             engine=engine, log=log, client=self.client, pool=self.pool, channels=channels, clock=clock
         )
+        shares = ShareCommands(sharing=sharing, admins=admins, channels=channels) if sharing is not None else None
         commands = SlashCommands(
             personas=personas,
             memory=memory,
@@ -117,15 +123,25 @@ class SlackApp:
             state=state,
             clock=clock,
             client=self.client,
-            admins=check,
+            admins=admins,
             home=home,
             deliberations=deliberations,
             channels=channels,
+            more=shares.handlers() if shares is not None else None,
         )
         self.leases = LeaseKeeper(deliberations=deliberations, every_seconds=renew_every(engine.lease_for))
-        admin = PersonaAdmin(personas=personas, memory=memory, admins=check, client=self.client)
+        admin = PersonaAdmin(personas=personas, memory=memory, admins=admins, client=self.client)
+        taught = ThreadTeaching(
+            teaching=teaching, personas=personas, channels=channels, client=self.client, admins=admins
+        )
         Listeners(
-            state=state, clock=clock, deliberations=deliberations, commands=commands, admin=admin, home=home
+            state=state,
+            clock=clock,
+            deliberations=deliberations,
+            commands=commands,
+            admin=admin,
+            home=home,
+            teaching=taught,
         ).register(self.app)
         self.scheduler = None
         if proactive is not None:

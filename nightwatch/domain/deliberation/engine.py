@@ -31,9 +31,11 @@ from nightwatch.domain.deliberation.speakers import speakers
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.deliberation.turns import (
     InteractionPrompt,
+    NothingShared,
     PersonaMemory,
     RunState,
     Scope,
+    SharedKnowledge,
     TurnTaker,
     conversation,
 )
@@ -123,8 +125,10 @@ class DeliberationEngine:
         clock: Clock,
         policy: PolicySource,
         liveness: Liveness | None = None,
+        shared: SharedKnowledge | None = None,
     ) -> None:
         self._personas = personas
+        self._shared = shared or NothingShared()
         self._memory = memory
         self._compiler = compiler
         self._llm = llm
@@ -144,6 +148,7 @@ class DeliberationEngine:
             clock=clock,
             context=self._context,
             reply_chars=fixed.reply_chars,
+            shared=self._shared,
         )
 
     @property
@@ -336,6 +341,7 @@ class DeliberationEngine:
             topic = topic or latest.topic
         policy = self.policy
         memory = self._memory.read(found, slug, topic, thread=window.recent_text(), budget=policy.memory_tokens)
+        shared = self._shared.read(found, slug, topic, thread=window.recent_text())
         thread = ThreadPrompt(summary="", messages=window.recent).render()
         context = InteractionPrompt(slug, DEFAULT_KIND, 1, policy.rounds, topic).render()
         return self._compiler.budget(
@@ -346,6 +352,7 @@ class DeliberationEngine:
             thread=thread,
             summary=window.summary,
             window=self._policy.model_window,
+            shared=shared,
         )
 
 

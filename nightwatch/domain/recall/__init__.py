@@ -6,7 +6,7 @@ recency and use, then packed under the budget. Lesson vectors are made once, at 
 
 from nightwatch.domain.recall.fusion import RecallWeights
 from nightwatch.domain.recall.keywords import STOP_WORDS, terms
-from nightwatch.domain.recall.ranking import Recall, Scored, ScoreParts
+from nightwatch.domain.recall.ranking import Recall, Scored, ScoreParts, pack
 from nightwatch.domain.recall.stemmer import stem
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "RecallWeights",
     "ScoreParts",
     "Scored",
+    "pack",
     "stem",
     "terms",
 ]

@@ -4,8 +4,8 @@ A persona defined by a YAML file (personas/ or NIGHTWATCH_PERSONAS_DIR) is updat
 has that fingerprint, that is while nobody has edited it in Slack or the CLI (domain/personas/files.py). Marks from
 before this revision get NULL: their persona is adopted by its file only once it equals the file.
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-11-24
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0004"
-down_revision: str | Sequence[str] | None = "0003"
+revision: str = "0005"
+down_revision: str | Sequence[str] | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
