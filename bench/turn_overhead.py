@@ -122,9 +122,11 @@ class TimedSharing:
         self._sharing = sharing
         self._timings = timings
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock:
         started = time.perf_counter()
-        block = self._sharing.read(persona, project, topic, thread=thread)
+        block = self._sharing.read(persona, project, topic, thread=thread, budget=budget)
         self._timings["shared read + rank"].append(time.perf_counter() - started)
         return block
 

@@ -300,6 +300,7 @@ def deliberation_policy(settings: Settings) -> DeliberationPolicy:
         model_window=limits.model_window,
         lease_for=timedelta(seconds=limits.lease_seconds),
         memory_tokens=settings.memory.token_budget,
+        shared_tokens=settings.memory.shared_token_budget,
     )
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
-from nightwatch.domain.models import LLMRequest, Purpose
+from nightwatch.domain.memory import SharedBlock
+from nightwatch.domain.models import LLMRequest, Persona, Purpose
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.live_settings import RELOADABLE, LiveSettings
 from nightwatch.wiring import deliberation_policy
@@ -67,6 +68,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
     started = live.current()
     files.write(
         "NIGHTWATCH_MAX_ROUNDS=3\nNIGHTWATCH_MAX_REPLIES=8\nNIGHTWATCH_MEMORY_TOKEN_BUDGET=900\nNIGHTWATCH_LEAD=priya\n"
+        "NIGHTWATCH_SHARED_TOKEN_BUDGET=0\n"
         "NIGHTWATCH_ADMINS=U2,U1\nNIGHTWATCH_PROACTIVE_INTERVAL_MINUTES=0\nNIGHTWATCH_PROACTIVE_QUIET_MINUTES=5\n"
         "NIGHTWATCH_LOG_LEVEL=warning\n"
     )
@@ -75,7 +77,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
     now = live.current()
     assert now is reloaded.settings
     assert (now.deliberation.max_rounds, now.deliberation.max_replies, now.deliberation.lead) == (3, 8, "priya")
-    assert now.memory.token_budget == 900
+    assert (now.memory.token_budget, now.memory.shared_token_budget) == (900, 0)
     assert now.slack.admins == {"U1", "U2"}
     assert (now.slack.proactive_interval_minutes, now.slack.proactive_quiet_minutes) == (0, 5)
     assert now.log_level == "WARNING"
@@ -85,6 +87,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
     assert messages(caplog)[0] == "Reloaded settings: " + "; ".join(
         [
             "memory token budget 2000 → 900",
+            "shared token budget 600 → 0",
             "max rounds 2 → 3",
             "max replies 20 → 8",
             "lead (default) → priya",
@@ -174,18 +177,23 @@ def test_nothing_changed_says_so(files: Files, caplog: pytest.LogCaptureFixture)
 def test_a_deliberation_started_before_a_reload_keeps_its_settings_and_the_next_one_gets_the_new(
     files: Files,
 ) -> None:
-    live = files.live("NIGHTWATCH_MAX_ROUNDS=1\nNIGHTWATCH_MEMORY_TOKEN_BUDGET=1500\n")
+    live = files.live(
+        "NIGHTWATCH_MAX_ROUNDS=1\nNIGHTWATCH_MEMORY_TOKEN_BUDGET=1500\nNIGHTWATCH_SHARED_TOKEN_BUDGET=400\n"
+    )
     voices = Voices()
     reloads: list[str] = []
 
     def reply_then_reload(request: LLMRequest) -> str:
         if not reloads:  # the settings change during the first deliberation's first turn
-            files.write("NIGHTWATCH_MAX_ROUNDS=2\nNIGHTWATCH_MEMORY_TOKEN_BUDGET=600\n")
+            files.write(
+                "NIGHTWATCH_MAX_ROUNDS=2\nNIGHTWATCH_MEMORY_TOKEN_BUDGET=600\nNIGHTWATCH_SHARED_TOKEN_BUDGET=0\n"
+            )
             reloads.extend(live.reload().changes)
         return voices(request)
 
     llm = ScriptedLLM({Purpose.TURN: reply_then_reload, Purpose.CONSENSUS: verdict_json("CHANGES", "More.")})
     memory = FakeMemory()
+    shared = RecordingShared()
     engine = DeliberationEngine(
         personas=InMemoryPersonaRepository(TEAM),
         memory=memory,
@@ -195,13 +203,29 @@ def test_a_deliberation_started_before_a_reload_keeps_its_settings_and_the_next_
         clock=FakeClock(),
         policy=lambda: deliberation_policy(live.current()),
         liveness=FakeLiveness(),
+        shared=shared,
     )
     first = engine.run(ask("Maya: rotate the keys?"), RecordingPoster())
-    assert reloads == ["memory token budget 1500 → 600", "max rounds 1 → 2"]
+    assert reloads == ["memory token budget 1500 → 600", "shared token budget 400 → 0", "max rounds 1 → 2"]
     assert {turn.round for turn in first.turns} == {1}  # one round, as it started with
     assert set(memory.budgets) == {1500}  # every read of the first deliberation, even after the reload
-    reads = len(memory.budgets)
+    assert set(shared.budgets) == {400}
+    reads, shared_reads = len(memory.budgets), len(shared.budgets)
 
     second = engine.run(ask("Maya: and the tokens?", thread="C1:2"), RecordingPoster())
     assert {turn.round for turn in second.turns} == {1, 2}
     assert set(memory.budgets[reads:]) == {600}
+    assert set(shared.budgets[shared_reads:]) == {0}
+
+
+class RecordingShared:
+    """SharedKnowledge that shares nothing and notes the budget of each read."""
+
+    def __init__(self) -> None:
+        self.budgets: list[int | None] = []
+
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock:
+        self.budgets.append(budget)
+        return SharedBlock()

@@ -341,7 +341,7 @@ class DeliberationEngine:
             topic = topic or latest.topic
         policy = self.policy
         memory = self._memory.read(found, slug, topic, thread=window.recent_text(), budget=policy.memory_tokens)
-        shared = self._shared.read(found, slug, topic, thread=window.recent_text())
+        shared = self._shared.read(found, slug, topic, thread=window.recent_text(), budget=policy.shared_tokens)
         thread = ThreadPrompt(summary="", messages=window.recent).render()
         context = InteractionPrompt(slug, DEFAULT_KIND, 1, policy.rounds, topic).render()
         return self._compiler.budget(

@@ -2,8 +2,9 @@
 
 The engine takes the policy once when a deliberation starts (or is taken over) and keeps it in the run's state, so a
 deliberation finishes with the bounds it started with while the next one sees a reload. Only the bounds a run reads
-from its state change between runs (rounds, replies, contributors, the lead, retries, the memory budget); the
-engine and its turns read the rest (reply length, thread window, model window, lease) once, when they are built.
+from its state change between runs (rounds, replies, contributors, the lead, retries, the memory and shared
+budgets); the engine and its turns read the rest (reply length, thread window, model window, lease) once, when they
+are built.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class DeliberationPolicy:
     model_window: int = 200_000
     lease_for: timedelta = takeover.LEASE_FOR
     memory_tokens: int | None = None  # most tokens of memory in a turn's prompt; None: the memory service's own
+    shared_tokens: int | None = None  # most tokens of teammates' shared knowledge; None: the sharing service's own
 
     @property
     def rounds(self) -> int:

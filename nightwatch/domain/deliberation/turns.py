@@ -60,13 +60,17 @@ class PersonaMemory(Protocol):
 class SharedKnowledge(Protocol):
     """What teammates share with a persona (SharingService): read afresh before each of its turns."""
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock: ...
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock: ...
 
 
 class NothingShared:
     """SharedKnowledge when sharing is not wired in: every block is empty."""
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock:
         return SharedBlock()
 
 
@@ -260,7 +264,9 @@ class TurnTaker:
             log.warning("could not read %s's memory (%s); the turn goes on without it", persona.name, error)
             block = MemoryBlock()
         try:
-            shared = self._shared.read(persona, scope.project, scope.topic, thread=thread)
+            shared = self._shared.read(
+                persona, scope.project, scope.topic, thread=thread, budget=state.policy.shared_tokens
+            )
         except (NightWatchError, OSError) as error:
             log.warning("could not read what is shared with %s (%s); the turn goes on without it", persona.name, error)
             shared = SharedBlock()
