@@ -174,6 +174,9 @@ class QuietPoster:
     def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
         return None
 
+    def post_recall(self, persona: Persona, query: str, found: int) -> None:
+        return None
+
     def post_notice(self, text: str) -> None:
         return None
 

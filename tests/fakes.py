@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from nightwatch.domain.models import (
 )
 from nightwatch.domain.personas.names import check_slug
 from nightwatch.domain.ports import FolderMove, recent_limit
+from nightwatch.domain.tool_use import ToolCall
 from nightwatch.domain.vectors import VectorTable
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
@@ -43,11 +45,15 @@ class FakeClock:
         self.current += timedelta(**delta)
 
 
-Reply = str | BaseException | Callable[[LLMRequest], str]
+Reply = str | LLMResponse | BaseException | Callable[[LLMRequest], str | LLMResponse]
 
 
 class ScriptedLLM:
-    """Answers from per-purpose scripts (queues); falls back to `default` replies; records every request."""
+    """Answers from per-purpose scripts (queues); falls back to `default` replies; records every request.
+
+    A reply is a text, a whole LLMResponse (to call tools: `calling(...)`), an exception to raise, or a function of
+    the request giving either.
+    """
 
     def __init__(self, default: dict[Purpose, Reply] | None = None) -> None:
         self.scripts: dict[Purpose, list[Reply]] = {}
@@ -68,11 +74,22 @@ class ScriptedLLM:
             raise LLMOutputError(f"ScriptedLLM has no reply for {request.purpose}")
         if isinstance(reply, BaseException):
             raise reply
-        text = reply(request) if callable(reply) else reply
-        return LLMResponse(text=text, usage=Usage(input_tokens=10, output_tokens=5), model="scripted")
+        answer = reply(request) if callable(reply) else reply
+        if isinstance(answer, LLMResponse):
+            return answer
+        return LLMResponse(text=answer, usage=Usage(input_tokens=10, output_tokens=5), model="scripted")
 
     def calls(self, purpose: Purpose) -> list[LLMRequest]:
         return [r for r in self.requests if r.purpose is purpose]
+
+
+_CALL_IDS = itertools.count(1)
+
+
+def calling(*calls: tuple[str, dict[str, object]], text: str = "") -> LLMResponse:
+    """A scripted answer that calls tools (ids call-1, call-2, ... unique in the test run), with `text` beside them."""
+    made = tuple(ToolCall(f"call-{next(_CALL_IDS)}", name, given) for name, given in calls)
+    return LLMResponse(text=text, usage=Usage(input_tokens=10, output_tokens=5), model="scripted", tool_calls=made)
 
 
 class InMemoryPersonaRepository:
@@ -497,6 +514,7 @@ class RecordingPoster:
         self.turns: list[tuple[str, str]] = []
         self.verdicts: list[tuple[str, Verdict, str]] = []
         self.lessons: list[tuple[str, str, str, str]] = []
+        self.recalls: list[tuple[str, str, int]] = []
         self.notices: list[str] = []
 
     def post_turn(self, persona: Persona, text: str) -> None:
@@ -509,6 +527,9 @@ class RecordingPoster:
 
     def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
         self.lessons.append((persona.name, project, lesson_id, text))
+
+    def post_recall(self, persona: Persona, query: str, found: int) -> None:
+        self.recalls.append((persona.name, query, found))
 
     def post_notice(self, text: str) -> None:
         self.notices.append(text)

@@ -311,6 +311,10 @@ class Poster(Protocol):
 
     def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None: ...
 
+    def post_recall(self, persona: Persona, query: str, found: int) -> None:
+        """Show that `persona` searched its memory for `query` during its turn and found `found` lessons."""
+        ...
+
     def post_notice(self, text: str) -> None: ...
 
     def messages(self) -> list[ThreadMessage]:

@@ -10,14 +10,13 @@ the turn is skipped (turns.py posts the notice). SKIP, a repeat and an over-long
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from nightwatch.domain.deliberation.replies import reply_problem
 from nightwatch.domain.errors import LLMError, LLMOutputError
-from nightwatch.domain.models import ChatMessage, LLMRequest, Usage
-from nightwatch.domain.ports import LLM
+from nightwatch.domain.models import ChatMessage, LLMRequest, LLMResponse
 from nightwatch.prompts import Prompt
 
 log = logging.getLogger(__name__)
@@ -41,38 +40,41 @@ class TurnRetryPrompt(Prompt):
 
 @dataclass(frozen=True)
 class Answer:
-    """A turn's answer: its text when usable, else why not (`problem`, plain words); the usage of every attempt."""
+    """A turn's answer: its text when usable, else why not (`problem`, in plain words)."""
 
     text: str
-    usage: Usage
     attempts: int
     problem: str | None = None
 
 
-def answer_turn(llm: LLM, request: LLMRequest, *, speaker: str, others: Iterable[str], words: int) -> Answer:
-    """Ask for `speaker`'s turn; when the answer fails, ask once more with the problem fed back."""
+def answer_turn(
+    ask: Callable[[LLMRequest], LLMResponse], request: LLMRequest, *, speaker: str, others: Iterable[str], words: int
+) -> Answer:
+    """Ask for `speaker`'s turn; when the answer fails, ask once more with the problem fed back.
+
+    `ask` is the turn's tool loop (or a model's `complete`); counting the usage is its job (a tool loop counts every
+    model call it makes, in both attempts).
+    """
     names = tuple(others)
-    usage = Usage()
     messages = request.messages
     problem = ""
     for attempt in range(1, TURN_ATTEMPTS + 1):
         try:
-            response = llm.complete(replace(request, messages=messages))
+            response = ask(replace(request, messages=messages))
         except LLMError as error:
             problem, text = call_problem(error), ""
         else:
-            usage += response.usage
             text = response.text
             found = reply_problem(text, speaker=speaker, others=names)
             if found is None:
-                return Answer(text, usage, attempt)
+                return Answer(text, attempt)
             problem = found
         log.info("%s's turn could not be used (attempt %d of %d): %s", speaker, attempt, TURN_ATTEMPTS, problem)
         if attempt == TURN_ATTEMPTS:
             break
         retry = TurnRetryPrompt(name=speaker, problem=problem, words=words).render()
         messages = (*request.messages, ChatMessage("assistant", text or "(no answer)"), ChatMessage("user", retry))
-    return Answer("", usage, TURN_ATTEMPTS, problem)
+    return Answer("", TURN_ATTEMPTS, problem)
 
 
 def call_problem(error: LLMError) -> str:

@@ -40,6 +40,7 @@ from nightwatch.domain.deliberation.turns import (
     conversation,
 )
 from nightwatch.domain.errors import NotFoundError
+from nightwatch.domain.memory import memory_tool_specs
 from nightwatch.domain.models import (
     Decision,
     Deliberation,
@@ -239,7 +240,10 @@ class DeliberationEngine:
         raise AssertionError("the last round always returns a verdict")  # pragma: no cover
 
     def _decide(self, state: RunState, round_no: int, final: bool) -> Verdict:
-        """The lead's verdict; its system prompt is the same as for its turn, so the prefix cache is reused."""
+        """The lead's verdict; its tools and system prompt are the same as for its turn, so the prefix cache is reused.
+
+        The memory tools are defined (the cached prefix starts with them) but may not be called: `answer_now`.
+        """
         lead = state.panel.lead
         window = self._turns.window(state, state.poster.messages())
         memory = state.memory.get(lead.slug) or self._turns.read_memory(state, lead, window)
@@ -251,6 +255,8 @@ class DeliberationEngine:
             model=lead.model,
             persona=lead,
             topic=state.scope.topic,
+            tools=memory_tool_specs(),
+            answer_now=True,
         )
         decided = decide(self._llm, request, retries=max(0, state.policy.consensus_retries), final_round=final)
         self._turns.add_usage(state, decided.usage)
@@ -302,7 +308,8 @@ class DeliberationEngine:
         deliberation = replace(
             state.deliberation, status=status, verdict=stored, finished_at=finished, usage=state.usage
         )
-        return DeliberationResult(deliberation, tuple(state.turns), verdict, tuple(remembered), state.usage)
+        everything = (*state.remembered, *remembered)  # with the memory tools during turns, then in reflection
+        return DeliberationResult(deliberation, tuple(state.turns), verdict, everything, state.usage)
 
     # --- start-up and inspection -------------------------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 """One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
 
 A turn reads the persona's memory for the topic (and what teammates share with it), compiles its system prompt
-around the thread window, asks the model and posts the answer unless it is SKIP or a near-duplicate (those are
-stored as skipped, not posted). An answer that fails (the model call, or an empty or impersonating answer) is asked
-for once more with the problem fed back (answers.py); if that fails too, only that persona's turn is skipped: stored
-as skipped, with a notice in the thread saying who and why. A turn is stored before it is posted.
+around the thread window, asks the model (which may first call the memory tools, at most three times: tool_turn.py)
+and posts the answer unless it is SKIP or a near-duplicate (those are stored as skipped, not posted). An answer that
+fails (the model call, or an empty or impersonating answer) is asked for once more with the problem fed back
+(answers.py); if that fails too, only that persona's turn is skipped: stored as skipped, with a notice in the thread
+saying who and why. A turn is stored before it is posted.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
+from nightwatch.domain.deliberation.tool_turn import ToolTurn
 from nightwatch.domain.errors import NightWatchError
-from nightwatch.domain.memory import SharedBlock
+from nightwatch.domain.memory import MemoryTools, SharedBlock, ToolMemory
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -30,6 +32,7 @@ from nightwatch.domain.models import (
     Persona,
     Purpose,
     ReflectionContext,
+    RememberedLesson,
     SystemPrompt,
     ThreadMessage,
     Turn,
@@ -45,8 +48,8 @@ log = logging.getLogger(__name__)
 CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can follow
 
 
-class PersonaMemory(Protocol):
-    """What a deliberation needs of the memory service."""
+class PersonaMemory(ToolMemory, Protocol):
+    """What a deliberation needs of the memory service (its turns' memory tools need `search` and `remember`)."""
 
     def read(
         self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
@@ -158,6 +161,7 @@ class RunState:
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
     changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
     taken: set[tuple[str, int]] = field(default_factory=set)  # (name casefolded, round) stored before a takeover
+    remembered: list[RememberedLesson] = field(default_factory=list)  # recorded with the memory tools during turns
     policy: DeliberationPolicy = field(default_factory=DeliberationPolicy)  # taken when it started (policy.py)
 
     @property
@@ -206,8 +210,13 @@ class TurnTaker:
             persona=persona,
             topic=state.scope.topic,
         )
-        answer = answer_turn(self._llm, request, speaker=persona.name, others=self._names(state), words=self._words())
-        self.add_usage(state, answer.usage)
+        tools = self.tools(state, persona)
+        try:
+            answer = answer_turn(
+                tools.answer, request, speaker=persona.name, others=self._names(state), words=self._words()
+            )
+        finally:
+            self.keep_tool_work(state, persona, tools)  # the usage of every call, both attempts, even a failed one
         if answer.problem is None:
             shaped = shape_reply(answer.text, earlier=[m.text for m in messages], limit=self._reply_chars)
             text, posted = shaped.text, shaped.posted
@@ -221,8 +230,9 @@ class TurnTaker:
             round=round_no,
             lessons_injected=len(memory.lessons),
             skipped=not posted,
-            usage=answer.usage,
+            usage=tools.usage,
             created_at=self._clock.now(),
+            tool_calls=tuple(tools.traces),
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
         # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
@@ -242,6 +252,21 @@ class TurnTaker:
 
     def _words(self) -> int:
         return max(20, self._reply_chars // CHARS_PER_WORD)
+
+    def tools(self, state: RunState, persona: Persona) -> ToolTurn:
+        """The memory tools of `persona`'s turn, and the loop that lets the model call them (see tool_turn.py)."""
+        scope = state.scope
+        tools = MemoryTools(memory=self._memory, persona=persona, project=scope.project, link=scope.link)
+        return ToolTurn(llm=self._llm, tools=tools, poster=state.poster, persona=persona, project=scope.project)
+
+    def keep_tool_work(self, state: RunState, persona: Persona, tools: ToolTurn) -> None:
+        """Add what the turn's model calls cost and its tool calls did to the run, even when the turn failed.
+
+        The lessons recalled went into a prompt, so they count as injected; those remembered are the run's.
+        """
+        self.add_usage(state, tools.usage)
+        state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in tools.recalled)
+        state.remembered += [RememberedLesson(persona.name, lesson) for lesson in tools.remembered]
 
     def window(self, state: RunState, messages: list[ThreadMessage]) -> ThreadWindow:
         """The thread window for the next call (summarising older messages when they fell out)."""

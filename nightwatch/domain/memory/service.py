@@ -18,6 +18,7 @@ from typing import ClassVar
 from nightwatch.domain.errors import InvalidInputError, LLMError, NightWatchError, NotFoundError
 from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
+from nightwatch.domain.memory.categories import Category, validate_category
 from nightwatch.domain.memory.compaction import Compactor
 from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
 from nightwatch.domain.memory.inputs import LESSON_MAX, validate_lesson, validate_lesson_id, validate_search_limit
@@ -234,13 +235,17 @@ class MemoryService:
         kind: str = "manual",
         link: str | None = None,
         author: str | None = None,
+        category: Category | None = None,
     ) -> Lesson:
         """Record a lesson a person gave, marked with its `author`; a restatement counts the kept one as seen again.
 
-        The author of a restated lesson stays whoever wrote it first. Raises LessonsPendingError when storage failed:
-        the lesson is kept and retried (see pending.py).
+        The author of a restated lesson stays whoever wrote it first. `category` is checked (InvalidInputError names
+        the six) but not stored yet: lessons have no category field in this version. Raises LessonsPendingError when
+        storage failed: the lesson is kept and retried (see pending.py).
         """
         project = check_slug(project)
+        if category is not None:
+            validate_category(category)
         lesson = validate_lesson(text, self.policy.max_lesson_chars)
         if author is not None and not valid_author(author):
             raise InvalidInputError(

@@ -8,6 +8,7 @@ from nightwatch.domain.deliberation.answers import TurnRetryPrompt, answer_turn,
 from nightwatch.domain.deliberation.engine import DeliberationPolicy
 from nightwatch.domain.deliberation.replies import labelled_speakers, reply_problem
 from nightwatch.domain.errors import LLMOutputError, LLMUnavailableError
+from nightwatch.domain.memory import REMEMBER_TOOL
 from nightwatch.domain.models import (
     ChatMessage,
     DeliberationStatus,
@@ -18,7 +19,7 @@ from nightwatch.domain.models import (
     Usage,
 )
 from tests.domain.deliberation.cast import ask, stage
-from tests.fakes import RecordingPoster, ScriptedLLM
+from tests.fakes import RecordingPoster, ScriptedLLM, calling
 
 TEAM_NAMES = ("Maya", "Carlos", "Priya", "Dev")
 
@@ -96,7 +97,7 @@ def request() -> LLMRequest:
 
 def test_a_good_first_answer_is_not_retried() -> None:
     llm = ScriptedLLM().script(Purpose.TURN, "Rotate the key.")
-    answer = answer_turn(llm, request(), speaker="Maya", others=TEAM_NAMES, words=50)
+    answer = answer_turn(llm.complete, request(), speaker="Maya", others=TEAM_NAMES, words=50)
     assert (answer.text, answer.attempts, answer.problem) == ("Rotate the key.", 1, None)
     assert len(llm.requests) == 1
 
@@ -104,9 +105,8 @@ def test_a_good_first_answer_is_not_retried() -> None:
 def test_the_retry_feeds_the_bad_answer_and_the_problem_back() -> None:
     script = "Maya: rotate it.\nCarlos: yes."
     llm = ScriptedLLM().script(Purpose.TURN, script, "Rotate the key today.")
-    answer = answer_turn(llm, request(), speaker="Maya", others=TEAM_NAMES, words=50)
+    answer = answer_turn(llm.complete, request(), speaker="Maya", others=TEAM_NAMES, words=50)
     assert (answer.text, answer.attempts, answer.problem) == ("Rotate the key today.", 2, None)
-    assert answer.usage == Usage(input_tokens=20, output_tokens=10)  # both attempts count
     retry = llm.requests[1].messages
     assert retry[:2] == request().messages
     assert retry[2] == ChatMessage("assistant", script)
@@ -123,7 +123,7 @@ def test_the_retry_feeds_the_bad_answer_and_the_problem_back() -> None:
 
 def test_a_failed_call_is_retried_once_with_the_error_as_input() -> None:
     llm = ScriptedLLM().script(Purpose.TURN, LLMUnavailableError("Anthropic is overloaded (529)."), "Rotate it.")
-    answer = answer_turn(llm, request(), speaker="Maya", others=TEAM_NAMES, words=50)
+    answer = answer_turn(llm.complete, request(), speaker="Maya", others=TEAM_NAMES, words=50)
     assert (answer.text, answer.problem) == ("Rotate it.", None)
     retry = llm.requests[1].messages
     assert retry[2] == ChatMessage("assistant", "(no answer)")
@@ -132,10 +132,9 @@ def test_a_failed_call_is_retried_once_with_the_error_as_input() -> None:
 
 def test_two_failures_give_up_with_the_last_problem_and_no_third_call() -> None:
     llm = ScriptedLLM().script(Purpose.TURN, LLMOutputError("no text"), "  ", "never asked")
-    answer = answer_turn(llm, request(), speaker="Maya", others=TEAM_NAMES, words=50)
+    answer = answer_turn(llm.complete, request(), speaker="Maya", others=TEAM_NAMES, words=50)
     assert (answer.text, answer.attempts, answer.problem) == ("", 2, "the answer was empty")
     assert len(llm.requests) == 2
-    assert answer.usage == Usage(input_tokens=10, output_tokens=5)  # the failed call used nothing
 
 
 # --- in a deliberation ---------------------------------------------------------------------------------------------
@@ -178,3 +177,19 @@ def test_a_skipped_turn_does_not_use_up_the_reply_cap() -> None:
     poster = RecordingPoster()
     s.engine.run(ask("Maya, Priya: tests for rotation?"), poster)
     assert speakers(poster) == ["Priya", "Carlos"]
+
+
+def test_tool_calls_of_a_failed_first_attempt_are_kept_and_counted_after_the_retry() -> None:
+    remember = calling((REMEMBER_TOOL, {"lesson": "Keys rotate every 90 days.", "category": "events"}))
+    llm = ScriptedLLM().script(Purpose.TURN, remember, "", "Rotate the signing key now.")
+    s = stage(llm=llm, policy=DeliberationPolicy(max_rounds=1))
+    poster = RecordingPoster()
+    result = s.engine.run(ask("Maya: rotate keys?"), poster)
+    assert poster.turns[0] == ("Maya", "Rotate the signing key now.")
+    maya = result.turns[0]
+    assert [call.name for call in maya.tool_calls] == [REMEMBER_TOOL]  # from the first attempt
+    assert maya.usage == Usage(input_tokens=30, output_tokens=15)  # all three model calls of the turn
+    assert [item.lesson.text for item in result.remembered][:1] == ["Keys rotate every 90 days."]
+    retry = s.llm.calls(Purpose.TURN)[2]
+    assert retry.messages[-2] == ChatMessage("assistant", "(no answer)")
+    assert "the answer was empty" in retry.messages[-1].content
