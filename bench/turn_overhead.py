@@ -112,9 +112,11 @@ class BenchMemory:
         self._service = service
         self._timings = timings
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> MemoryBlock:
         started = time.perf_counter()
-        block = self._service.read(persona, project, topic, thread=thread)
+        block = self._service.read(persona, project, topic, thread=thread, budget=budget)
         self._timings["memory read + rank"].append(time.perf_counter() - started)
         return block
 
@@ -146,9 +148,11 @@ class TimedSharing:
         self._sharing = sharing
         self._timings = timings
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock:
         started = time.perf_counter()
-        block = self._sharing.read(persona, project, topic, thread=thread)
+        block = self._sharing.read(persona, project, topic, thread=thread, budget=budget)
         self._timings["shared read + rank"].append(time.perf_counter() - started)
         return block
 

@@ -104,7 +104,7 @@ def calling(*calls: tuple[str, dict[str, object]], text: str = "") -> LLMRespons
 class InMemoryPersonaRepository:
     def __init__(self, personas: Iterable[Persona] = ()) -> None:
         self._rows: dict[int, Persona] = {}
-        self._seeded: set[str] = set()
+        self._seeded: dict[str, str | None] = {}  # file marks: slug -> fingerprint
         self._next = 1
         for persona in personas:
             self.add(persona)
@@ -142,11 +142,11 @@ class InMemoryPersonaRepository:
     def remove(self, persona_id: int) -> None:
         self._rows.pop(persona_id, None)
 
-    def seeded_defaults(self) -> set[str]:
-        return set(self._seeded)
+    def file_marks(self) -> dict[str, str | None]:
+        return dict(self._seeded)
 
-    def mark_seeded(self, slugs: Sequence[str]) -> None:
-        self._seeded.update(slugs)
+    def mark_file(self, slug: str, fingerprint: str | None) -> None:
+        self._seeded[slug] = fingerprint
 
 
 class InMemoryMemoryStore:
@@ -518,7 +518,7 @@ class InMemoryPersonaTransactions:
     def begin(self) -> Iterator[InMemoryPersonaTransaction]:
         repo, store, pending, shares = self.open.personas, self.open.memory, self.open.pending, self.open.shares
         saved = (
-            (dict(repo._rows), set(repo._seeded), repo._next),
+            (dict(repo._rows), dict(repo._seeded), repo._next),
             {name: copy.deepcopy(getattr(store, name)) for name in _STORE_STATE},
             (list(pending.rows), pending._next),
             list(shares.rows),

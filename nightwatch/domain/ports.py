@@ -71,11 +71,16 @@ class PersonaRepository(Protocol):
         """Delete the persona and, in the same transaction, the shares it gives or receives and its own pins."""
         ...
 
-    def seeded_defaults(self) -> set[str]:
-        """Slugs of default personas that were seeded once (so a deleted default is not seeded again)."""
+    def file_marks(self) -> dict[str, str | None]:
+        """Every persona ever added from a file, by slug, with the fingerprint of what a file last set (or None).
+
+        A mark stays when its persona is deleted, so a deleted persona is not added from its file again.
+        """
         ...
 
-    def mark_seeded(self, slugs: Sequence[str]) -> None: ...
+    def mark_file(self, slug: str, fingerprint: str | None) -> None:
+        """Record (or update) the mark of `slug` with the fingerprint of what its file set."""
+        ...
 
 
 @dataclass(frozen=True)

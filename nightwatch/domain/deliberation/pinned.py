@@ -19,20 +19,22 @@ log = logging.getLogger(__name__)
 class PersonaPins(Protocol):
     """What a turn needs of pinned context (PinService): the persona's pins, each file checked against the disk."""
 
-    def block(self, persona: Persona, project: str) -> PinBlock: ...
+    def block(self, persona: Persona, project: str, *, budget: int | None = None) -> PinBlock:
+        """The pins packed under `budget` tokens (None: the service's own budget)."""
+        ...
 
 
 class NoPins:
     """PersonaPins when pinned context is not wired in: every block is empty."""
 
-    def block(self, persona: Persona, project: str) -> PinBlock:
+    def block(self, persona: Persona, project: str, *, budget: int | None = None) -> PinBlock:
         return PinBlock()
 
 
-def read_pins(pins: PersonaPins, persona: Persona, project: str) -> PinBlock:
+def read_pins(pins: PersonaPins, persona: Persona, project: str, budget: int | None = None) -> PinBlock:
     """The persona's pinned block; an empty one when the pins cannot be read (logged), so the turn goes on."""
     try:
-        return pins.block(persona, project)
+        return pins.block(persona, project, budget=budget)
     except (NightWatchError, OSError) as error:
         log.warning("could not read %s's pins (%s); the turn goes on without them", persona.name, error)
         return PinBlock()

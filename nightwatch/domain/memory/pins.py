@@ -165,12 +165,16 @@ class PinService:
 
     # --- turns and the file watch -------------------------------------------------------------------------------
 
-    def block(self, persona: Persona, project: str) -> PinBlock:
-        """The pins `persona` gets on `project`, each file checked against the disk first, packed under the budget."""
+    def block(self, persona: Persona, project: str, *, budget: int | None = None) -> PinBlock:
+        """The pins `persona` gets on `project`, each file checked against the disk, packed under `budget` tokens.
+
+        None takes this service's own budget; a deliberation passes the one it started with (a reload may change it).
+        """
+        budget = self._budget if budget is None else budget
         if persona.id is None:
-            return PinBlock(budget=self._budget)
+            return PinBlock(budget=budget)
         pins = self._pins.for_persona(persona.id, project_slug(project))
-        return pack([self.current(pin) for pin in pins], self._budget)
+        return pack([self.current(pin) for pin in pins], budget)
 
     def watched_files(self) -> builtins.list[str]:
         """The path of every file pin, for the file watch."""

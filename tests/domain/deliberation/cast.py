@@ -93,13 +93,17 @@ class FakeMemory:
     failing: set[str] = field(default_factory=set)
     refusing: dict[str, Exception] = field(default_factory=dict)  # by slug: what storage raised
     reads: list[tuple[str, str, str, str]] = field(default_factory=list)
+    budgets: list[int | None] = field(default_factory=list)  # the token budget of each read
     reflections: list[tuple[str, str, ReflectionContext]] = field(default_factory=list)
     injected: list[tuple[str, str, list[str]]] = field(default_factory=list)
     searches: list[tuple[str, str, str]] = field(default_factory=list)  # (slug, project, query) of each recall
     kept: list[tuple[str, str, Lesson, str | None]] = field(default_factory=list)  # (slug, project, lesson, category)
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> MemoryBlock:
         self.reads.append((persona.slug, project, topic, thread))
+        self.budgets.append(budget)
         return self.blocks.get(persona.slug, MemoryBlock())
 
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:

@@ -29,13 +29,13 @@ class FakePins:
 
     pins: dict[str, list[Pin]] = field(default_factory=dict)
     broken: bool = False
-    reads: list[tuple[str, str]] = field(default_factory=list)
+    reads: list[tuple[str, str, int | None]] = field(default_factory=list)
 
-    def block(self, persona: Persona, project: str) -> PinBlock:
-        self.reads.append((persona.slug, project))
+    def block(self, persona: Persona, project: str, *, budget: int | None = None) -> PinBlock:
+        self.reads.append((persona.slug, project, budget))
         if self.broken:
             raise StorageError("The database could not read a persona's pins (OperationalError).")
-        return pack(self.pins.get(persona.slug, []), 1500)
+        return pack(self.pins.get(persona.slug, []), budget or 1500)
 
 
 def note(pin_id: int, text: str) -> Pin:
@@ -43,7 +43,9 @@ def note(pin_id: int, text: str) -> Pin:
 
 
 def engine(
-    pins: FakePins | PinService, personas: InMemoryPersonaRepository | None = None
+    pins: FakePins | PinService,
+    personas: InMemoryPersonaRepository | None = None,
+    policy: DeliberationPolicy | None = None,
 ) -> tuple[DeliberationEngine, ScriptedLLM]:
     llm = ScriptedLLM({Purpose.TURN: Voices(), Purpose.CONSENSUS: verdict_json("APPROVE")})
     built = DeliberationEngine(
@@ -53,7 +55,7 @@ def engine(
         llm=llm,
         log=InMemoryDeliberationLog(),
         clock=FakeClock(),
-        policy=DeliberationPolicy(max_rounds=1),
+        policy=policy or DeliberationPolicy(max_rounds=1),
         liveness=FakeLiveness(),
         pins=pins,
     )
@@ -69,7 +71,7 @@ def test_each_turn_carries_the_persona_s_pins_and_counts_them() -> None:
     assert "The admin API is VPN-only." in systems["Maya"]
     assert "<pinned>" not in systems["Dev"]
     assert {turn.persona: turn.pins_injected for turn in result.turns} == {"Maya": 2, "Dev": 0, "Carlos": 0}
-    assert ("maya", "night-watch") in pins.reads
+    assert ("maya", "night-watch", None) in pins.reads
 
 
 def test_the_lead_s_decision_carries_its_pins_too() -> None:
@@ -105,3 +107,11 @@ def test_the_context_budget_shows_the_pins() -> None:
     budget = run.context_budget("Maya", "night-watch")
     assert [p.id for p in budget.pins] == [1]
     assert budget.pins_tokens > 0
+
+
+def test_the_pin_budget_is_the_one_the_deliberation_started_with() -> None:
+    pins = FakePins({"maya": [note(1, "Pinned fact.")]})
+    run, _ = engine(pins, policy=DeliberationPolicy(max_rounds=1, pins_tokens=700))
+    run.run(ask("Ship the cache?", personas=("Maya",)), RecordingPoster())
+    assert ("maya", "night-watch", 700) in pins.reads
+    assert run.context_budget("Maya", "night-watch").pins_budget == 700
