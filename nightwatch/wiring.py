@@ -18,19 +18,31 @@ from nightwatch.adapters.db import (
     SqlDeliberationLog,
     SqlPendingLessons,
     SqlPersonaRepository,
+    SqlPinRepository,
     SqlShareRepository,
     make_engine,
 )
+from nightwatch.adapters.hot_reload import HotReload
 from nightwatch.adapters.liveness import ProcessLiveness
 from nightwatch.adapters.memory_db import DatabaseMemoryStore
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
+from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.adapters.persona_transactions import SqlPersonaTransactions
+from nightwatch.adapters.pin_files import SafePinFiles
+from nightwatch.adapters.pin_pages import PageFetcher
 from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer, SharingService, TeachingService
+from nightwatch.domain.memory import (
+    MemoryPolicy,
+    MemoryService,
+    MemoryTransfer,
+    PinService,
+    SharingService,
+    TeachingService,
+)
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import (
     LLM,
@@ -40,11 +52,15 @@ from nightwatch.domain.ports import (
     MemoryStore,
     PendingLessons,
     PersonaRepository,
+    PinFiles,
+    PinPages,
+    PinRepository,
     ShareRepository,
 )
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
+from nightwatch.live_settings import LiveSettings
 
 
 class NightWatchModule(Module):
@@ -57,6 +73,21 @@ class NightWatchModule(Module):
     @provider
     def provide_settings(self) -> Settings:
         return self._settings
+
+    @singleton
+    @provider
+    def provide_live_settings(self, settings: Settings) -> LiveSettings:
+        return LiveSettings(settings)
+
+    @singleton
+    @provider
+    def provide_persona_folders(self, settings: Settings) -> PersonaFolders:
+        return PersonaFolders(extra=settings.personas_dir)  # the packaged defaults' folder is found when first read
+
+    @singleton
+    @provider
+    def provide_hot_reload(self, live: LiveSettings, personas: PersonaService, folders: PersonaFolders) -> HotReload:
+        return HotReload(live=live, personas=personas, folders=folders)
 
     @singleton
     @provider
@@ -113,6 +144,35 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_pin_repo(self, engine: Engine) -> PinRepository:
+        return SqlPinRepository(engine)
+
+    @singleton
+    @provider
+    def provide_pin_files(self, settings: Settings) -> PinFiles:
+        return SafePinFiles(settings.pins.roots)
+
+    @singleton
+    @provider
+    def provide_pin_pages(self, settings: Settings) -> PinPages:
+        return PageFetcher(allowed_hosts=settings.pins.url_hosts)
+
+    @singleton
+    @provider
+    def provide_pins(
+        self,
+        settings: Settings,
+        repo: PinRepository,
+        personas: PersonaService,
+        files: PinFiles,
+        pages: PinPages,
+        clock: Clock,
+    ) -> PinService:
+        budget = settings.pins.token_budget
+        return PinService(pins=repo, personas=personas, files=files, pages=pages, clock=clock, token_budget=budget)
+
+    @singleton
+    @provider
     def provide_log(self, engine: Engine) -> DeliberationLog:
         return SqlDeliberationLog(engine)
 
@@ -159,12 +219,19 @@ class NightWatchModule(Module):
         store: MemoryStore,
         clock: Clock,
         pending: PendingLessons,
+        pins: PinRepository,
         shares: ShareRepository,
     ) -> PersonaService:
         # With memory in the database, a rename or delete moves it in the persona's own transaction.
         transactions = SqlPersonaTransactions(engine) if settings.memory_store == "database" else None
         return PersonaService(
-            repo=repo, store=store, clock=clock, pending=pending, transactions=transactions, shares=shares
+            repo=repo,
+            store=store,
+            clock=clock,
+            pending=pending,
+            transactions=transactions,
+            shares=shares,
+            pins=pins,
         )
 
     @singleton
@@ -184,7 +251,7 @@ class NightWatchModule(Module):
     @provider
     def provide_deliberation(
         self,
-        settings: Settings,
+        live: LiveSettings,
         personas: PersonaService,
         memory: MemoryService,
         compiler: SoulCompiler,
@@ -192,19 +259,9 @@ class NightWatchModule(Module):
         log: DeliberationLog,
         clock: Clock,
         liveness: Liveness,
+        pins: PinService,
         sharing: SharingService,
     ) -> DeliberationEngine:
-        limits = settings.deliberation
-        policy = DeliberationPolicy(
-            max_rounds=limits.max_rounds,
-            max_contributors=limits.max_contributors,
-            max_replies=limits.max_replies,
-            reply_chars=limits.reply_chars,
-            lead=limits.lead,
-            context_tokens=limits.context_tokens,
-            model_window=limits.model_window,
-            lease_for=timedelta(seconds=limits.lease_seconds),
-        )
         return DeliberationEngine(
             personas=personas,
             memory=memory,
@@ -212,8 +269,9 @@ class NightWatchModule(Module):
             llm=llm,
             log=log,
             clock=clock,
-            policy=policy,
+            policy=lambda: deliberation_policy(live.current()),  # taken once per deliberation: reloads reach the next
             liveness=liveness,
+            pins=pins,
             shared=sharing,
         )
 
@@ -226,7 +284,7 @@ class NightWatchModule(Module):
     @provider
     def provide_proactive(
         self,
-        settings: Settings,
+        live: LiveSettings,
         personas: PersonaService,
         memory: MemoryService,
         compiler: SoulCompiler,
@@ -234,12 +292,14 @@ class NightWatchModule(Module):
         log: DeliberationLog,
         clock: Clock,
     ) -> ProactiveService:
-        policy = ProactivePolicy(
-            interval_minutes=settings.slack.proactive_interval_minutes,
-            quiet_minutes=settings.slack.proactive_quiet_minutes,
-        )
         return ProactiveService(
-            personas=personas, memory=memory, compiler=compiler, llm=llm, log=log, clock=clock, policy=policy
+            personas=personas,
+            memory=memory,
+            compiler=compiler,
+            llm=llm,
+            log=log,
+            clock=clock,
+            policy=lambda: proactive_policy(live.current()),
         )
 
     @singleton
@@ -252,6 +312,7 @@ class NightWatchModule(Module):
     def provide_slack_app(
         self,
         settings: Settings,
+        live: LiveSettings,
         personas: PersonaService,
         memory: MemoryService,
         engine: DeliberationEngine,
@@ -259,6 +320,7 @@ class NightWatchModule(Module):
         state: SlackState,
         clock: Clock,
         proactive: ProactiveService,
+        pins: PinService,
         teaching: TeachingService,
         sharing: SharingService,
     ) -> SlackApp:
@@ -271,9 +333,38 @@ class NightWatchModule(Module):
             state=state,
             clock=clock,
             proactive=proactive,
+            pins=pins,
             teaching=teaching,
             sharing=sharing,
+            admin_ids=lambda: live.current().slack.admins,  # read at each click: a reload reaches the next one
         )
+
+
+def deliberation_policy(settings: Settings) -> DeliberationPolicy:
+    """A deliberation's bounds from the settings (the reloadable ones are those in live_settings.RELOADABLE)."""
+    limits = settings.deliberation
+    return DeliberationPolicy(
+        max_rounds=limits.max_rounds,
+        max_contributors=limits.max_contributors,
+        max_replies=limits.max_replies,
+        reply_chars=limits.reply_chars,
+        lead=limits.lead,
+        context_tokens=limits.context_tokens,
+        model_window=limits.model_window,
+        lease_for=timedelta(seconds=limits.lease_seconds),
+        memory_tokens=settings.memory.token_budget,
+        shared_tokens=settings.memory.shared_token_budget,
+        pins_tokens=settings.pins.token_budget,
+    )
+
+
+def proactive_policy(settings: Settings) -> ProactivePolicy:
+    """When personas may speak unprompted, from the settings."""
+    return ProactivePolicy(
+        interval_minutes=settings.slack.proactive_interval_minutes,
+        quiet_minutes=settings.slack.proactive_quiet_minutes,
+        memory_tokens=settings.memory.token_budget,
+    )
 
 
 def build_injector(settings: Settings, *overrides: Module) -> Injector:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from pathlib import Path
 
 import pytest
 from injector import Module, provider, singleton
@@ -10,18 +12,32 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
 from nightwatch.adapters.db.slack_state import SlackState
+from nightwatch.adapters.hot_reload import HotReload
 from nightwatch.adapters.offline.llm import OfflineLLM
+from nightwatch.adapters.persona_files import PersonaFolders
+from nightwatch.adapters.pin_files import SafePinFiles
 from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack.app import SlackApp
-from nightwatch.config import Settings
+from nightwatch.config import PinSettings, Settings
 from nightwatch.domain.deliberation.engine import DeliberationEngine
-from nightwatch.domain.memory import SharingService
+from nightwatch.domain.memory import PinService, SharingService
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.personas.service import PersonaService
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository, ShareRepository
+from nightwatch.domain.ports import (
+    LLM,
+    Clock,
+    DeliberationLog,
+    MemoryStore,
+    PersonaRepository,
+    PinFiles,
+    PinPages,
+    PinRepository,
+    ShareRepository,
+)
 from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
+from nightwatch.live_settings import LiveSettings
 from nightwatch.wiring import build_injector
 from tests.fakes import FakeClock, ScriptedLLM
 
@@ -43,6 +59,13 @@ ROOTS = [
     SlackState,
     ProactiveService,
     SlackApp,
+    LiveSettings,
+    PersonaFolders,
+    HotReload,
+    PinRepository,
+    PinFiles,
+    PinPages,
+    PinService,
 ]
 
 
@@ -71,6 +94,29 @@ def test_sharing_uses_the_budget_from_the_settings(settings: Settings) -> None:
     wider = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, shared_token_budget=900))
     assert build_injector(settings).get(SharingService).token_budget == 600
     assert build_injector(wider).get(SharingService).token_budget == 900
+
+
+def test_the_engine_and_proactive_messages_take_their_bounds_from_the_live_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings_file = tmp_path / "nightwatch.env"
+    settings_file.write_text("NIGHTWATCH_MAX_ROUNDS=1\n", encoding="utf-8")
+    for name in [n for n in os.environ if n.startswith(("NIGHTWATCH_", "SLACK_", "ANTHROPIC_", "DATABASE_URL"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("NIGHTWATCH_HOME", str(tmp_path))
+    monkeypatch.setenv("NIGHTWATCH_SETTINGS_FILE", str(settings_file))
+    container = build_injector(Settings.from_env())
+    live = container.get(LiveSettings)
+    engine, proactive = container.get(DeliberationEngine), container.get(ProactiveService)
+    assert (engine.policy.max_rounds, engine.policy.memory_tokens, engine.policy.shared_tokens) == (1, 2000, 600)
+    settings_file.write_text(
+        "NIGHTWATCH_MAX_ROUNDS=4\nNIGHTWATCH_MEMORY_TOKEN_BUDGET=700\nNIGHTWATCH_PROACTIVE_INTERVAL_MINUTES=0\n",
+        encoding="utf-8",
+    )
+    live.reload()
+    assert (engine.policy.max_rounds, engine.policy.memory_tokens) == (4, 700)
+    assert proactive.policy.interval_minutes == 0
+    assert container.get(LiveSettings) is live
 
 
 def test_the_llm_follows_the_settings_and_its_answers_are_redacted(settings: Settings) -> None:
@@ -159,5 +205,21 @@ def test_with_memory_in_the_database_a_rename_moves_it_with_the_persona(settings
         assert store.read("maya-sec", "demo") == "# Maya · memory for demo\n"
         assert store.projects("maya") == []
         assert not (settings.home / "agents").exists()
+    finally:
+        container.get(Engine).dispose()
+
+
+def test_pins_follow_the_settings_and_the_slack_app_watches_pinned_files(settings: Settings, tmp_path: Path) -> None:
+    pinned = dataclasses.replace(
+        settings, pins=PinSettings(roots=(tmp_path,), token_budget=700, url_hosts=frozenset({"wiki.internal"}))
+    )
+    slack = dataclasses.replace(pinned.slack, bot_token="xoxb-test", app_token="xapp-test")
+    container = build_injector(dataclasses.replace(pinned, slack=slack))
+    try:
+        files = container.get(PinFiles)  # type: ignore[type-abstract]  # a Protocol key
+        assert isinstance(files, SafePinFiles)
+        assert files.roots == (tmp_path,)
+        assert container.get(PinService).token_budget == 700
+        assert container.get(SlackApp).pin_watch is not None
     finally:
         container.get(Engine).dispose()

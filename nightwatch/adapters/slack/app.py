@@ -3,7 +3,8 @@
 Bolt does not read SLACK_API_URL, so the app builds its own `WebClient(base_url=settings.api_url)` (tests and local
 runs point it at tests/fake_slack.py) with the SDK's rate-limit (429 + Retry-After) and connection-error retry
 handlers installed. `run_socket_mode` connects, waits for SIGTERM/SIGINT, then stops taking work, lets running
-deliberations finish within a grace period (or checkpoint), and exits cleanly.
+deliberations finish within a grace period (or checkpoint), and exits cleanly. With a `HotReload` it also watches the
+settings file and the persona files, and reloads them on SIGHUP (hot_reload.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from slack_sdk import WebClient
 from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, RetryHandler
 
 from nightwatch.adapters.db import SlackState
+from nightwatch.adapters.hot_reload import HotReload
+from nightwatch.adapters.pin_watch import PinWatch
 from nightwatch.adapters.redaction import install_redaction
 from nightwatch.adapters.scheduler import DEFAULT_TICK_SECONDS, ProactiveScheduler
 from nightwatch.adapters.slack.admins import AdminCheck
@@ -31,6 +34,7 @@ from nightwatch.adapters.slack.inbound import redact_inbound
 from nightwatch.adapters.slack.lease_keeper import LeaseKeeper
 from nightwatch.adapters.slack.listeners import Listeners
 from nightwatch.adapters.slack.persona_admin import PersonaAdmin
+from nightwatch.adapters.slack.pin_commands import PinCommands
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.adapters.slack.share_commands import ShareCommands
@@ -40,7 +44,7 @@ from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.config import SlackSettings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.errors import ConfigError
-from nightwatch.domain.memory import MemoryService, SharingService, TeachingService
+from nightwatch.domain.memory import MemoryService, PinService, SharingService, TeachingService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import Clock, DeliberationLog
 from nightwatch.domain.proactive import ProactiveService
@@ -87,8 +91,11 @@ class SlackApp:
         client: WebClient | None = None,
         proactive: ProactiveService | None = None,
         sharing: SharingService | None = None,
+        pins: PinService | None = None,
+        pin_watch: PinWatch | None = None,
         proactive_tick_seconds: float = DEFAULT_TICK_SECONDS,
         authorize: Callable[..., AuthorizeResult] | None = None,
+        admin_ids: Callable[[], frozenset[str]] | None = None,
     ) -> None:
         self.client = client if client is not None else web_client(settings)
         if not any(isinstance(h, RateLimitErrorRetryHandler) for h in self.client.retry_handlers):
@@ -104,11 +111,19 @@ class SlackApp:
             logger=_bolt_logger(),
         )
         self.app.use(redact_inbound)  # before any listener reads what a person typed
-        admins = AdminCheck(admins=settings.admins, client=self.client, clock=clock)
+        # admin_ids: the listed admins now (NIGHTWATCH_ADMINS reloads); else the ones of start-up
+        admins = AdminCheck(admins=admin_ids or settings.admins, client=self.client, clock=clock)
         channels = ChannelDirectory(client=self.client, state=state, clock=clock)
         home = HomeTab(client=self.client, personas=personas, memory=memory, admins=admins)
         self.deliberations = deliberations = Deliberations(
             engine=engine, log=log, client=self.client, pool=self.pool, channels=channels, clock=clock
+        )
+        # Pinned files are watched while the app runs (pin_watch.py); a test may pass its own watch.
+        self.pin_watch = pin_watch if pin_watch is not None else PinWatch(pins=pins) if pins is not None else None
+        pinning = (
+            PinCommands(pins=pins, personas=personas, admins=admins, channels=channels, changed=self._pins_changed)
+            if pins is not None
+            else None
         )
         shares = ShareCommands(sharing=sharing, admins=admins, channels=channels) if sharing is not None else None
         commands = SlashCommands(
@@ -123,7 +138,10 @@ class SlackApp:
             home=home,
             deliberations=deliberations,
             channels=channels,
-            more=shares.handlers() if shares is not None else None,
+            more={
+                **(shares.handlers() if shares is not None else {}),
+                **(pinning.handlers() if pinning is not None else {}),
+            },
         )
         self.leases = LeaseKeeper(deliberations=deliberations, every_seconds=renew_every(engine.lease_for))
         admin = PersonaAdmin(personas=personas, memory=memory, admins=admins, client=self.client)
@@ -152,10 +170,16 @@ class SlackApp:
             )
 
     def start_background(self) -> None:
-        """Start the lease keeper (leases and takeovers) and the proactive scheduler, if there is one."""
+        """Start the lease keeper (leases and takeovers), the proactive scheduler and the pin watch, if any."""
         self.leases.start()
         if self.scheduler is not None:
             self.scheduler.start()
+        if self.pin_watch is not None:
+            self.pin_watch.start()
+
+    def _pins_changed(self) -> None:
+        if self.pin_watch is not None:
+            self.pin_watch.sync()
 
     def shutdown(self, grace_seconds: float = GRACE_SECONDS) -> bool:
         """Stop taking work; let running deliberations finish within `grace_seconds`, else checkpoint them.
@@ -164,6 +188,8 @@ class SlackApp:
         """
         if self.scheduler is not None:
             self.scheduler.stop()
+        if self.pin_watch is not None:
+            self.pin_watch.stop()
         self._listener_threads.shutdown(wait=True)  # listeners only ack, check and hand over: they end quickly
         finished = self.pool.shutdown(grace_seconds)
         self.leases.stop()  # after the pool: leases are renewed while deliberations finish
@@ -190,23 +216,31 @@ def run_socket_mode(
     *,
     stop: threading.Event | None = None,
     grace_seconds: float = GRACE_SECONDS,
+    reload: HotReload | None = None,
 ) -> bool:
     """Serve Slack over Socket Mode until SIGTERM/SIGINT (or `stop` is set), then shut down cleanly.
 
+    With `reload`, settings and persona files are reloaded on SIGHUP and when they change on disk until shutdown.
     Returns True when every running deliberation ended within the grace period.
     """
     if not app_token:
         raise ConfigError(MISSING_APP_TOKEN)
     install_redaction()
     stop = stop if stop is not None else _stop_on_signals()
+    if reload is not None:
+        reload_on_hangup(reload)
     handler = EagerAckSocketModeHandler(slack_app.app, app_token, concurrency=SOCKET_THREADS)
     try:
         handler.connect()  # type: ignore[no-untyped-call]
         slack_app.start_background()
+        if reload is not None:
+            reload.start()
         log.info("Night Watch is connected to Slack (Socket Mode)")
         stop.wait()
     finally:
         log.info("Stopping: no new work; running deliberations get up to %.0f s to finish", grace_seconds)
+        if reload is not None:
+            reload.stop()
         handler.close()  # type: ignore[no-untyped-call]  # unacked envelopes go to another connection or replica
         finished = slack_app.shutdown(grace_seconds)
         log.info("Stopped%s", "" if finished else "; unfinished deliberations were checkpointed as interrupted")
@@ -225,3 +259,14 @@ def _stop_on_signals() -> threading.Event:
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, on_signal)
     return stop
+
+
+def reload_on_hangup(reload: HotReload) -> None:
+    """SIGHUP reloads settings and persona files (from the main thread only, where handlers can be installed)."""
+
+    def on_hangup(_number: int, _frame: FrameType | None) -> None:
+        log.info("received SIGHUP")
+        reload.request()  # on a thread of its own: a signal handler must return at once
+
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, on_hangup)

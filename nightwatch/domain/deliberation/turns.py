@@ -1,9 +1,11 @@
 """One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
 
-A turn reads the persona's memory for the topic (and what teammates share with it), compiles its system prompt
-around the thread window, asks the model (which may first call the memory tools, at most three times: tool_turn.py)
-and posts the answer unless it is SKIP, empty or a near-duplicate (those are stored as skipped, not posted).
-A model failure skips only that persona's turn, with a notice in the thread. A turn is stored before it is posted.
+A turn reads the persona's memory for the topic (with its pinned context and what teammates share with it), compiles
+its system prompt around the thread window, asks the model (which may first call the memory tools, at most three
+times: tool_turn.py) and posts the answer unless it is SKIP or a near-duplicate (those are stored as skipped, not
+posted). An answer that fails (the model call, or an empty or impersonating answer) is asked for once more with the
+problem fed back (answers.py); if that fails too, only that persona's turn is skipped: stored as skipped, with a
+notice in the thread saying who and why. A turn is stored before it is posted.
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ import logging
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
+from nightwatch.domain.deliberation.answers import answer_turn, skip_notice
 from nightwatch.domain.deliberation.extraction import learn_discarded
 from nightwatch.domain.deliberation.participants import Panel
+from nightwatch.domain.deliberation.pinned import NoPins, PersonaPins, read_pins
+from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.deliberation.tool_turn import ToolTurn
-from nightwatch.domain.errors import LLMError, NightWatchError
-from nightwatch.domain.memory import MemoryTools, SharedBlock, ToolMemory
+from nightwatch.domain.errors import NightWatchError
+from nightwatch.domain.memory import MemoryTools, PinBlock, SharedBlock, ToolMemory
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -49,7 +54,9 @@ CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can fo
 class PersonaMemory(ToolMemory, Protocol):
     """What a deliberation needs of the memory service (its turns' memory tools need `search` and `remember`)."""
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock: ...
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> MemoryBlock: ...
 
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
 
@@ -61,13 +68,17 @@ class PersonaMemory(ToolMemory, Protocol):
 class SharedKnowledge(Protocol):
     """What teammates share with a persona (SharingService): read afresh before each of its turns."""
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock: ...
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock: ...
 
 
 class NothingShared:
     """SharedKnowledge when sharing is not wired in: every block is empty."""
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock:
         return SharedBlock()
 
 
@@ -150,6 +161,7 @@ class RunState:
     replies: int = 0
     speakers: dict[str, Persona] = field(default_factory=dict)  # by slug, in order of first turn
     memory: dict[str, MemoryBlock] = field(default_factory=dict)  # last block read, by slug
+    pins: dict[str, PinBlock] = field(default_factory=dict)  # last pinned block read with it, by slug
     shared: dict[str, SharedBlock] = field(default_factory=dict)  # last shared block read with it, by slug
     injected: dict[str, set[str]] = field(default_factory=dict)  # lesson ids injected, by slug
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
@@ -158,6 +170,7 @@ class RunState:
     # Recorded during the run: with the memory tools in turns, or from summarised messages (extraction.py).
     remembered: list[RememberedLesson] = field(default_factory=list)
     unsaved: list[str] = field(default_factory=list)  # one message per extraction whose lessons storage refused
+    policy: DeliberationPolicy = field(default_factory=DeliberationPolicy)  # taken when it started (policy.py)
 
     @property
     def id(self) -> int:
@@ -179,9 +192,11 @@ class TurnTaker:
         clock: Clock,
         context: ThreadContext,
         reply_chars: int,
+        pins: PersonaPins | None = None,
         shared: SharedKnowledge | None = None,
     ) -> None:
         self._memory = memory
+        self._pins = pins or NoPins()
         self._shared = shared or NothingShared()
         self._compiler = compiler
         self._llm = llm
@@ -207,33 +222,47 @@ class TurnTaker:
         )
         tools = self.tools(state, persona)
         try:
-            response = tools.answer(request)
-        except LLMError as error:
-            log.warning("%s's turn failed: %s", persona.name, error)
-            state.poster.post_notice(f"{persona.name} could not answer this turn ({error}); the others carry on.")
-            return
+            answer = answer_turn(
+                tools.answer, request, speaker=persona.name, others=self._names(state), words=self._words()
+            )
         finally:
-            self.keep_tool_work(state, persona, tools)
-        shaped = shape_reply(response.text, earlier=[m.text for m in messages], limit=self._reply_chars)
+            self.keep_tool_work(state, persona, tools)  # the usage of every call, both attempts, even a failed one
+        if answer.problem is None:
+            shaped = shape_reply(answer.text, earlier=[m.text for m in messages], limit=self._reply_chars)
+            text, posted = shaped.text, shaped.posted
+        else:
+            log.warning("%s's turn was skipped after %d attempts: %s", persona.name, answer.attempts, answer.problem)
+            text, posted = f"(skipped: {answer.problem})", False
         turn = Turn(
             persona=persona.name,
             role=persona.role,
-            text=shaped.text,
+            text=text,
             round=round_no,
             lessons_injected=len(memory.lessons),
-            skipped=not shaped.posted,
-            usage=response.usage,
+            pins_injected=len(state.pins.get(persona.slug, PinBlock()).pins),
+            skipped=not posted,
+            usage=tools.usage,
             created_at=self._clock.now(),
             tool_calls=tuple(tools.traces),
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
         # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
         self._log.add_turn(state.id, turn)
-        if shaped.posted:
-            state.poster.post_turn(persona, shaped.text)
-            state.replies += 1
         state.turns.append(turn)
+        if answer.problem is not None:
+            state.poster.post_notice(skip_notice(persona.name, answer.problem))
+            return
+        if posted:
+            state.poster.post_turn(persona, text)
+            state.replies += 1
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
+
+    def _names(self, state: RunState) -> list[str]:
+        """Every persona of the deliberation so far, by name: who an answer must not speak for."""
+        return [p.name for p in (*state.panel.everyone, *state.speakers.values())]
+
+    def _words(self) -> int:
+        return max(20, self._reply_chars // CHARS_PER_WORD)
 
     def tools(self, state: RunState, persona: Persona) -> ToolTurn:
         """The memory tools of `persona`'s turn, and the loop that lets the model call them (see tool_turn.py)."""
@@ -261,23 +290,33 @@ class TurnTaker:
     def read_memory(self, state: RunState, persona: Persona, window: ThreadWindow) -> MemoryBlock:
         """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn.
 
-        What teammates share with it is read afresh alongside (kept in `state.shared` for `system`), so an unshare
-        holds from the next turn on.
+        Its pinned context and what teammates share with it are read afresh alongside (kept in `state.pins` and
+        `state.shared` for `system`), so an edited file, a new pin or an unshare holds from the next turn on; neither
+        ever fails the turn.
         """
         scope, thread = state.scope, window.recent_text()
         try:
-            block = self._memory.read(persona, scope.project, scope.topic, thread=thread)
+            block = self._memory.read(
+                persona, scope.project, scope.topic, thread=thread, budget=state.policy.memory_tokens
+            )
         except (NightWatchError, OSError) as error:
             log.warning("could not read %s's memory (%s); the turn goes on without it", persona.name, error)
             block = MemoryBlock()
         try:
-            shared = self._shared.read(persona, scope.project, scope.topic, thread=thread)
+            shared = self._shared.read(
+                persona, scope.project, scope.topic, thread=thread, budget=state.policy.shared_tokens
+            )
         except (NightWatchError, OSError) as error:
             log.warning("could not read what is shared with %s (%s); the turn goes on without it", persona.name, error)
             shared = SharedBlock()
         state.memory[persona.slug] = block
         state.shared[persona.slug] = shared
+        state.pins[persona.slug] = self.read_pins(persona, scope.project, state.policy.pins_tokens)
         return block
+
+    def read_pins(self, persona: Persona, project: str, budget: int | None = None) -> PinBlock:
+        """The persona's pinned context; when it cannot be read the turn goes on without it (see pinned.py)."""
+        return read_pins(self._pins, persona, project, budget)
 
     def system(self, state: RunState, persona: Persona, memory: MemoryBlock, round_no: int) -> SystemPrompt:
         """The persona's system prompt, ending with this interaction's context."""
@@ -290,8 +329,10 @@ class TurnTaker:
             topic=scope.topic,
             link=scope.link,
         ).render()
-        shared = state.shared.get(persona.slug)
-        return self._compiler.compile(persona, mode=scope.kind, memory=memory, context=context, shared=shared)
+        pins, shared = state.pins.get(persona.slug), state.shared.get(persona.slug)
+        return self._compiler.compile(
+            persona, mode=scope.kind, memory=memory, context=context, pins=pins, shared=shared
+        )
 
     def add_usage(self, state: RunState, usage: Usage) -> None:
         """Add a call's token usage to the run; `save_usage` adds it to the stored deliberation."""
@@ -313,7 +354,7 @@ class TurnTaker:
         return TurnPrompt(
             name=persona.name,
             round=round_no,
-            words=max(20, self._reply_chars // CHARS_PER_WORD),
+            words=self._words(),
             as_lead=persona.slug == state.panel.lead.slug,
             lead=state.panel.lead.name,
             changes=changes.summary if changes else "",

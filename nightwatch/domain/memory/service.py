@@ -119,13 +119,18 @@ class MemoryService:
 
     # --- reading ------------------------------------------------------------------------------------------------
 
-    def read(self, persona: Persona, project: str, topic: str, thread: str = "") -> MemoryBlock:
-        """The most relevant lessons for the topic (and recent thread) that fit the token budget, rendered."""
+    def read(
+        self, persona: Persona, project: str, topic: str, thread: str = "", *, budget: int | None = None
+    ) -> MemoryBlock:
+        """The most relevant lessons for the topic (and recent thread) that fit the token budget, rendered.
+
+        `budget` overrides the policy's for this read (a deliberation passes the budget it started with).
+        """
         snap = self._snapshot(persona, project)
         if not snap.live:
             return MemoryBlock()
         query = "\n".join(part for part in (topic, thread) if part.strip())
-        budget = self.policy.token_budget
+        budget = self.policy.token_budget if budget is None else budget
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
         room = budget - self._overhead
         chosen = self.recall.select(snap.live, query, self.clock.now(), room, snap.cost, vectors, about=topic or query)

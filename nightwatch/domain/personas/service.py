@@ -1,9 +1,9 @@
-"""Persona use cases: seed the defaults, list, get, create, update, rename (moving memory) and delete (archiving it).
+"""Persona use cases: apply persona files, list, get, create, update, rename (moving memory), delete (archiving it).
 
 A rename or delete changes two things, the memory and the database row; moves.py keeps them in step (folder first
 with memory in files, one transaction with memory in the database). Lessons kept after a storage fault
 (PendingLessons) follow a rename; a delete drops them with the persona, and its message says how many, as it does
-for the shares the persona gave or received (they are keyed by id, so a rename keeps them as they are).
+for the shares the persona gave or received and its own pinned context (keyed by id, so a rename keeps them).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from nightwatch.domain.personas.codec import (
     validate_override,
     validate_role,
 )
+from nightwatch.domain.personas.files import FileApplied, FilePersona, apply_files
 from nightwatch.domain.personas.moves import FolderFirst, MemoryMoves, OneTransaction, folder
 from nightwatch.domain.personas.names import persona_slug, validate_persona_name
 from nightwatch.domain.ports import (
@@ -32,6 +33,7 @@ from nightwatch.domain.ports import (
     PendingLessons,
     PersonaRepository,
     PersonaTransactions,
+    PinRepository,
     ShareRepository,
 )
 
@@ -93,6 +95,7 @@ class PersonaService:
         clock: Clock,
         pending: PendingLessons | None = None,
         transactions: PersonaTransactions | None = None,
+        pins: PinRepository | None = None,
         shares: ShareRepository | None = None,
     ) -> None:
         self._repo = repo
@@ -101,7 +104,7 @@ class PersonaService:
         self._moves: MemoryMoves = (
             OneTransaction(transactions=transactions, clock=clock)
             if transactions is not None
-            else FolderFirst(repo=repo, store=store, clock=clock, pending=pending, shares=shares)
+            else FolderFirst(repo=repo, store=store, clock=clock, pending=pending, shares=shares, pins=pins)
         )
 
     # --- reading ------------------------------------------------------------------------------------------------
@@ -129,30 +132,11 @@ class PersonaService:
             raise NotFoundError(f"No persona has the id {persona_id}; it may have been deleted. List them again.")
         return found
 
-    # --- seeding ------------------------------------------------------------------------------------------------
+    # --- persona files -----------------------------------------------------------------------------------------
 
-    def seed_defaults(self, defaults: Sequence[Persona]) -> builtins.list[Persona]:
-        """Add each default whose slug was never seeded before; return the ones added.
-
-        A default a workspace deleted stays deleted; a default whose name or slug a custom persona now holds is
-        skipped and still marked as seeded, so it never appears later by surprise.
-        """
-        already = self._repo.seeded_defaults()
-        added: list[Persona] = []
-        for default in defaults:
-            if default.slug in already:
-                continue
-            if self._taken_by(default.name, default.slug, None) is None:
-                now = self._clock.now()
-                try:
-                    added.append(self._repo.add(replace(default, id=None, created_at=now, updated_at=now)))
-                except ConflictError:
-                    log.info("default persona %s was added meanwhile by another process", default.name)
-            else:
-                log.info("default persona %s skipped: a persona with that name exists", default.name)
-            self._repo.mark_seeded([default.slug])
-            already.add(default.slug)
-        return added
+    def apply_files(self, files: Sequence[FilePersona]) -> builtins.list[FileApplied]:
+        """Add the personas files define, and update those nobody edited since their file set them (files.py)."""
+        return apply_files(self._repo, self._clock, files)
 
     # --- changing -----------------------------------------------------------------------------------------------
 
@@ -200,7 +184,8 @@ class PersonaService:
         where = f"its memory was archived to {folder(move.target)}" if move.moved else "it had no memory to archive"
         count = len(deleted.dropped)
         went = f"; {count} lesson{'s' if count != 1 else ''} waiting to be saved went with it" if count else ""
-        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{went}{_shares_gone(len(deleted.shares))}.", move)
+        gone = _shares_gone(len(deleted.shares)) + _pins_gone(len(deleted.pins))
+        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{went}{gone}.", move)
 
     # --- steps --------------------------------------------------------------------------------------------------
 
@@ -283,6 +268,13 @@ def _shares_gone(count: int) -> str:
         if count > 1
         else "; the one share it gave or received was removed"
     )
+
+
+def _pins_gone(count: int) -> str:
+    """The part of a delete's message about the persona's own pins, which went with it."""
+    if not count:
+        return ""
+    return f"; its {count} pins were removed" if count > 1 else "; its pin was removed"
 
 
 _EDITABLE = ("role", "avatar", "soul", "style", "skill", "model", "system_prompt_override", "active")

@@ -128,7 +128,7 @@ def test_lessons_kept_before_categories_come_back_without_them_after_the_upgrade
     engine = make_engine(f"sqlite:///{tmp_path / 'before.db'}")
     try:
         with engine.begin() as conn:
-            command.upgrade(alembic_config(conn), "0004")  # the last revision before categories
+            command.upgrade(alembic_config(conn), "0006")  # the last revision before categories
             conn.execute(
                 text(
                     "INSERT INTO pending_lessons (persona, project, text, kind, day, link, error, kept_at) "

@@ -94,6 +94,7 @@ class FakeMemory:
     failing: set[str] = field(default_factory=set)
     refusing: dict[str, Exception] = field(default_factory=dict)  # by slug: what storage raised
     reads: list[tuple[str, str, str, str]] = field(default_factory=list)
+    budgets: list[int | None] = field(default_factory=list)  # the token budget of each read
     reflections: list[tuple[str, str, ReflectionContext]] = field(default_factory=list)
     extractions: list[tuple[str, str, Discarded]] = field(default_factory=list)
     extracted: dict[str, list[str]] = field(default_factory=dict)  # by slug: lessons an extraction gives
@@ -101,8 +102,11 @@ class FakeMemory:
     searches: list[tuple[str, str, str]] = field(default_factory=list)  # (slug, project, query) of each recall
     kept: list[tuple[str, str, Lesson, str | None]] = field(default_factory=list)  # (slug, project, lesson, category)
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> MemoryBlock:
         self.reads.append((persona.slug, project, topic, thread))
+        self.budgets.append(budget)
         return self.blocks.get(persona.slug, MemoryBlock())
 
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:

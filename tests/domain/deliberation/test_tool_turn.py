@@ -422,8 +422,9 @@ def test_a_turn_records_its_tool_calls_and_the_run_reports_the_lessons_it_rememb
 
 
 def test_a_turn_whose_model_fails_after_a_remember_keeps_the_lesson_in_the_result() -> None:
+    failure = LLMUnavailableError("529")
     llm = ScriptedLLM({Purpose.TURN: VOICES}).script(
-        Purpose.TURN, calling((REMEMBER_TOOL, {"lesson": KEPT, "category": "events"})), LLMUnavailableError("529")
+        Purpose.TURN, calling((REMEMBER_TOOL, {"lesson": KEPT, "category": "events"})), failure, failure
     )
     s = stage(llm=llm, personas=(DEV_PERSONA, LEAD), policy=DeliberationPolicy(max_rounds=1))
     poster = RecordingPoster()
@@ -431,7 +432,10 @@ def test_a_turn_whose_model_fails_after_a_remember_keeps_the_lesson_in_the_resul
     result = s.engine.run(ask("Dev: the export job"), poster)
 
     assert [item.lesson.text for item in result.remembered] == [KEPT]
-    assert any("Dev could not answer this turn" in notice for notice in poster.notices)
+    assert any(  # the failed call was asked for once more, with the error fed back, and failed again
+        "Dev was skipped this turn, even after a second try: the model could not answer (529)" in notice
+        for notice in poster.notices
+    )
     assert poster.lessons[0][3] == KEPT
     assert result.usage.input_tokens >= 10  # the call that asked to remember counts
 
