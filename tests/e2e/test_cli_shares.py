@@ -178,7 +178,7 @@ def test_what_maya_records_reaches_devs_next_turn_and_leaves_with_an_unshare(
     code, out, _ = run(capsys, "context", "Dev", "--project", "night-watch", "--topic", TOPIC)
     assert code == 0
     assert "shared by teammates" in out
-    assert "1 of 1 shared notes injected, from Maya" in out
+    assert "1 of 1 shared lessons and pinned documents injected, from Maya" in out
 
     run(capsys, "unshare", "Maya", "--with", "Dev", "--project", "night-watch")
     asked = len(model.requests)
