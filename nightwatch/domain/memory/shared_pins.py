@@ -27,7 +27,7 @@ from nightwatch.domain.tokens import estimate_tokens
 SHARED_BUDGET_SETTING = "NIGHTWATCH_SHARED_TOKEN_BUDGET"
 QUOTE = "  > "  # before each line of a shared document
 _QUOTE_TOKENS = 2  # the most quoting adds to a line's tokens (one piece, four characters, the margin)
-_TRIES = 8  # cuts tried, each smaller by what the last one was over, before showing only the heading
+_TRIES = 8  # cuts tried, each shorter by what the last one was over, before showing only the heading
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class SharedPin:
             over = line_tokens(item) - room
             if over <= 0:
                 return item
-            left -= over
+            left = min(left, estimate_tokens(shown)) - over  # below what was shown: the next cut is shorter
         return self._item("", self._marker("", full))  # no longer than `bare`, which fits
 
     def _marker(self, shown: str, full: int) -> str:
