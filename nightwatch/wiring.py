@@ -237,10 +237,18 @@ class NightWatchModule(Module):
     @singleton
     @provider
     def provide_sharing(
-        self, settings: Settings, shares: ShareRepository, personas: PersonaService, memory: MemoryService, clock: Clock
+        self,
+        settings: Settings,
+        shares: ShareRepository,
+        personas: PersonaService,
+        memory: MemoryService,
+        pins: PinService,
+        clock: Clock,
     ) -> SharingService:
         budget = settings.memory.shared_token_budget
-        return SharingService(shares=shares, personas=personas, memory=memory, clock=clock, token_budget=budget)
+        return SharingService(
+            shares=shares, personas=personas, memory=memory, pins=pins, clock=clock, token_budget=budget
+        )
 
     @singleton
     @provider

@@ -106,9 +106,27 @@ class PinBlock:
         return sum(1 for pin in self.pins if pin.cut)
 
 
-def cut_marker(kind: PinKind, shown: int, full: int) -> str:
-    """The line that ends a cut pin: how much of it is shown, and what to do about it."""
-    return f"[… cut: {shown:,} of {full:,} tokens shown; raise {BUDGET_SETTING} or {_SMALLER[kind]}]"
+def cut_marker(kind: PinKind, shown: int, full: int, setting: str = BUDGET_SETTING) -> str:
+    """The line that ends a cut pin: how much of it is shown, and what to do about it (raise `setting`, the budget
+    the pin was cut to fit: the pinned block's, or the shared block's for a pin a teammate shares)."""
+    return f"[… cut: {shown:,} of {full:,} tokens shown; raise {setting} or {_SMALLER[kind]}]"
+
+
+def pin_heading(pin: Pin) -> str:
+    """The line in brackets that introduces a pin (`[pin 3 · file /srv/docs/ARCHITECTURE.md]`), made data."""
+    return _entry(pin, as_data(label_of(pin)), as_data(stale_note(pin)), "", "").strip()
+
+
+def pin_text(content: str) -> tuple[str, int]:
+    """A pin's whole text as a block carries it (made data) and its tokens; cached by text."""
+    data = _prepared(content)
+    return data.text, data.tokens
+
+
+def cut_pin_text(content: str, room: int) -> str:
+    """The longest start of a pin's text (made data) within `room` tokens: whole lines, or, when not even the first
+    line fits, the words of it that do; cached, as the pinned block's cuts are."""
+    return _cut(content, room) if room > 0 else ""
 
 
 def label_of(pin: Pin) -> str:

@@ -176,6 +176,21 @@ class PinService:
         pins = self._pins.for_persona(persona.id, project_slug(project))
         return pack([self.current(pin) for pin in pins], budget)
 
+    def opened(self, sharer: Persona, receiver: Persona, project: str) -> builtins.list[Pin]:
+        """`sharer`'s own pins on `project` that a share opens to `receiver`: each file checked against the disk as
+        `sharer`'s own turn checks it (`current`), less those `receiver` gets itself (the same file, page or text
+        among its own pins and the project-wide ones, which every persona gets already).
+        """
+        if sharer.id is None or receiver.id is None:
+            return []
+        slug = project_slug(project)
+        own = [pin for pin in self._pins.for_persona(sharer.id, slug) if pin.persona_id == sharer.id]
+        if not own:
+            return []
+        theirs = {pin_key(pin.kind, pin.source, pin.content) for pin in self._pins.for_persona(receiver.id, slug)}
+        kept = (pin for pin in own if pin_key(pin.kind, pin.source, pin.content) not in theirs)
+        return [self.current(pin) for pin in sorted(kept, key=lambda pin: pin.id or 0)]
+
     def watched_files(self) -> builtins.list[str]:
         """The path of every file pin, for the file watch."""
         return sorted({pin.source for pin in self._pins.list(kind=PinKind.FILE)})
