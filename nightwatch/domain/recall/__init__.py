@@ -6,12 +6,14 @@ recency and use, then packed under the budget. Lesson vectors are made once, at 
 
 from nightwatch.domain.recall.fusion import RecallWeights
 from nightwatch.domain.recall.keywords import STOP_WORDS, terms
+from nightwatch.domain.recall.prepared import RecallIndex
 from nightwatch.domain.recall.ranking import Recall, Scored, ScoreParts
 from nightwatch.domain.recall.stemmer import stem
 
 __all__ = [
     "STOP_WORDS",
     "Recall",
+    "RecallIndex",
     "RecallWeights",
     "ScoreParts",
     "Scored",

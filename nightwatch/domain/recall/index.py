@@ -5,8 +5,9 @@ interaction (same time and link, near it in the file): a lesson such as "Yes, an
 little alone, and its neighbours say what "it" is. Context counts for less than the lesson's own words.
 
 Built once per lesson set (Recall caches it), with numpy over (lesson, term, count) arrays: 10,000 lessons take a
-few hundred milliseconds. Each term's posting list already holds both fields' weighted BM25 impact for each lesson,
-so a query only adds up the postings of its own terms.
+hundred milliseconds or more, so a memory's read index keeps it as arrays beside the file (`arrays`, `from_arrays`).
+Each term's posting list already holds both fields' weighted BM25 impact for each
+lesson, so a query only adds up the postings of its own terms.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from nightwatch.domain.arrays import Arrays, take
 from nightwatch.domain.models import Lesson
 
 
@@ -72,6 +75,11 @@ def _context(own: _Field, pairs: tuple[Ints, Ints], size: int, vocabulary: int) 
     return _Field.of(np.repeat(to, spans), own.terms[rows], own.counts[rows], vocabulary)
 
 
+def _built_with(weights: KeywordWeights) -> Floats:
+    """The settings an index's arrays depend on (a query's own settings do not count)."""
+    return np.array([weights.k1, weights.b, weights.context_weight, weights.context_window], dtype=np.float64)
+
+
 def _neighbours(lessons: Sequence[Lesson], window: int) -> tuple[Ints, Ints]:
     """(lesson, neighbour) position pairs: lessons near each other recorded in the same interaction."""
     stamps = np.array([lesson.recorded_at.timestamp() for lesson in lessons])
@@ -92,20 +100,41 @@ def _neighbours(lessons: Sequence[Lesson], window: int) -> tuple[Ints, Ints]:
 class LessonIndex:
     """Per term, the lessons it occurs in (or near) and its weighted impact there; built once per lesson set."""
 
-    def __init__(self, lessons: Sequence[Lesson], analysed: Sequence[Sequence[str]], weights: KeywordWeights) -> None:
+    def __init__(
+        self,
+        *,
+        terms: Iterable[str],
+        docs: NDArray[np.int32],
+        impacts: NDArray[np.float32],
+        starts: Ints,
+        rarity: Floats,
+        size: int,
+        weights: KeywordWeights,
+    ) -> None:
         self.weights = weights
-        self.size = len(lessons)
-        self.pairs = _neighbours(lessons, weights.context_window)  # (lesson, neighbour) positions
+        self.size = size
+        self._vocabulary = {term: number for number, term in enumerate(terms)}
+        self._docs = docs  # by term: the lessons it scores, each term's run from _starts[term] to _starts[term + 1]
+        self._impacts = impacts
+        self._starts = starts
+        self._rarity = rarity  # a term's own-text idf when it has one
+
+    @classmethod
+    def build(
+        cls, lessons: Sequence[Lesson], analysed: Sequence[Sequence[str]], weights: KeywordWeights
+    ) -> LessonIndex:
+        """The index of these lessons, given each one's terms (keywords.terms_of)."""
+        size = len(lessons)
+        pairs = _neighbours(lessons, weights.context_window)  # (lesson, neighbour) positions
         flat = list(chain.from_iterable(analysed))
-        self._vocabulary = {term: number for number, term in enumerate(dict.fromkeys(flat))}
-        vocabulary = max(len(self._vocabulary), 1)
-        docs = np.repeat(np.arange(self.size, dtype=np.int64), [len(doc) for doc in analysed])
-        terms = np.fromiter(map(self._vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
+        numbers = {term: number for number, term in enumerate(dict.fromkeys(flat))}
+        vocabulary = max(len(numbers), 1)
+        docs = np.repeat(np.arange(size, dtype=np.int64), [len(doc) for doc in analysed])
+        terms = np.fromiter(map(numbers.__getitem__, flat), dtype=np.int64, count=len(flat))
         own = _Field.of(docs, terms, np.ones(len(docs)), vocabulary)
-        near = _context(own, self.pairs, self.size, vocabulary)
-        own_impacts, own_idf = own.impacts(self.size, vocabulary, weights.k1, weights.b)
-        near_impacts, near_idf = near.impacts(self.size, vocabulary, weights.k1, weights.b)
-        self._rarity = np.where(own_idf > 0, own_idf, near_idf)  # a term's own-text idf when it has one
+        near = _context(own, pairs, size, vocabulary)
+        own_impacts, own_idf = own.impacts(size, vocabulary, weights.k1, weights.b)
+        near_impacts, near_idf = near.impacts(size, vocabulary, weights.k1, weights.b)
         merged = _Field.of(
             np.concatenate([own.docs, near.docs]),
             np.concatenate([own.terms, near.terms]),
@@ -113,9 +142,53 @@ class LessonIndex:
             vocabulary,
         )
         order = np.argsort(merged.terms, kind="stable")
-        self._docs = merged.docs[order].astype(np.int32)
-        self._impacts = merged.counts[order].astype(np.float32)
-        self._starts = np.searchsorted(merged.terms[order], np.arange(vocabulary + 1))
+        return cls(
+            terms=numbers,
+            docs=merged.docs[order].astype(np.int32),
+            impacts=merged.counts[order].astype(np.float32),
+            starts=np.searchsorted(merged.terms[order], np.arange(vocabulary + 1)).astype(np.int64),
+            rarity=np.where(own_idf > 0, own_idf, near_idf),
+            size=size,
+            weights=weights,
+        )
+
+    def arrays(self) -> dict[str, NDArray[Any]]:
+        """The index as named arrays (see `from_arrays`)."""
+        return {
+            "terms": np.frombuffer("\n".join(self._vocabulary).encode("utf-8"), dtype=np.uint8),
+            "docs": self._docs,
+            "impacts": self._impacts,
+            "starts": self._starts,
+            "rarity": self._rarity,
+            "size": np.array(self.size, dtype=np.int64),
+            "built_with": _built_with(self.weights),
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: Arrays, weights: KeywordWeights) -> LessonIndex:
+        """The index `arrays()` gave; ValueError when they do not make one, or it was built with other weights.
+
+        Checked so that no query can index outside them: terms unique, runs in order, lessons in range.
+        """
+        if not np.array_equal(take(arrays, "built_with", np.float64, (4,)), _built_with(weights)):
+            raise ValueError("the index was built with other keyword weights")
+        encoded = take(arrays, "terms", np.uint8, (None,))
+        terms = encoded.tobytes().decode("utf-8").split("\n") if len(encoded) else []
+        if len(set(terms)) != len(terms):
+            raise ValueError("a term is listed twice")
+        vocabulary = max(len(terms), 1)
+        size = int(take(arrays, "size", np.int64, ()))
+        docs = take(arrays, "docs", np.int32, (None,))
+        impacts = take(arrays, "impacts", np.float32, docs.shape)
+        starts = take(arrays, "starts", np.int64, (vocabulary + 1,))
+        rarity = take(arrays, "rarity", np.float64, (vocabulary,))
+        if size < 0 or starts[0] != 0 or starts[-1] != len(docs) or (np.diff(starts) < 0).any():
+            raise ValueError("the term runs are out of order")
+        if len(docs) and (int(docs.min()) < 0 or int(docs.max()) >= size):
+            raise ValueError("a lesson position is out of range")
+        if not (np.isfinite(impacts).all() and np.isfinite(rarity).all()):
+            raise ValueError("a weight is not a number")
+        return cls(terms=terms, docs=docs, impacts=impacts, starts=starts, rarity=rarity, size=size, weights=weights)
 
     def scores(self, query_terms: Iterable[str]) -> NDArray[np.float32]:
         """Relevance of each lesson (by position) to the query; 0.0 where they share no term."""
