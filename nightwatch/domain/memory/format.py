@@ -46,6 +46,7 @@ __all__ = [
     "bullet_text",
     "clean_lesson_text",
     "header_part",
+    "lesson_at",
     "lesson_id",
     "live_line_count",
     "new_document",
@@ -148,6 +149,23 @@ def parse(text: str) -> MemoryDocument:
         lines.append(Line(raw=raw, lesson=lesson))
     sections.append(_with_lines(current, lines))
     return MemoryDocument(sections=tuple(sections), trailing_newline=trailing or not text)
+
+
+def lesson_at(line: str, header: str | None) -> Lesson | None:
+    """The lesson one line holds, read exactly as `parse` reads it in the section under `header` (None: above any).
+
+    None when the line is not a lesson there, or `header` is not a section header.
+    """
+    if header is None:
+        section = Section(header=None)
+    else:
+        found = _HEADER.match(header) if header.startswith("##") and "\n" not in header else None
+        if found is None:
+            return None
+        section = _section(header, found.group(1))
+    if "\n" in line or line[:1] not in _FIRST:
+        return None
+    return _lesson(line, section.day, section.kind, section.link, section.history)
 
 
 def _with_lines(section: Section, lines: list[Line]) -> Section:

@@ -23,6 +23,7 @@ from nightwatch.domain.memory.format import header_part, live_line_count, valid_
 from nightwatch.domain.memory.inputs import LESSON_MAX, validate_lesson, validate_lesson_id, validate_search_limit
 from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.pending import KeptLessons, Retried
+from nightwatch.domain.memory.reading import MemoryReader
 from nightwatch.domain.memory.recording import Entry, Recorded
 from nightwatch.domain.memory.reflection import ReflectionPrompt, ask, parse_lessons
 from nightwatch.domain.memory.unread import unread_lines
@@ -98,6 +99,7 @@ class MemoryService:
         self.recall = recall
         self.policy = policy
         self._cache = DocumentCache()
+        self._reader = MemoryReader(cache=self._cache, store=store, recall=recall)
         self._vectors = MemoryVectors(
             store=store, recall=recall, backfill=backfill or BackgroundBackfill(self.backfill)
         )
@@ -128,8 +130,12 @@ class MemoryService:
         query = "\n".join(part for part in (topic, thread) if part.strip())
         budget = self.policy.token_budget
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
+        prepared = self._reader.prepared(persona.slug, check_slug(project), snap)
         room = budget - self._overhead
-        chosen = self.recall.select(snap.live, query, self.clock.now(), room, snap.cost, vectors, about=topic or query)
+        now = self.clock.now()
+        chosen = self.recall.select(
+            snap.live, query, now, room, snap.cost, vectors, about=topic or query, prepared=prepared
+        )
         text = _render(chosen)
         while chosen and estimate_tokens(text) > budget:  # the estimate is checked on the whole rendered block
             chosen = _drop_lowest(chosen)
@@ -158,7 +164,8 @@ class MemoryService:
         limit = validate_search_limit(limit)
         snap = self._snapshot(persona, project)
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
-        ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors)
+        prepared = self._reader.prepared(persona.slug, check_slug(project), snap)
+        ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors, prepared=prepared)
         if not query.strip():
             return ranked[:limit]
         wanted, floor = set(terms(query)), self.policy.search_similarity
@@ -329,8 +336,8 @@ class MemoryService:
         return self._vectors.keep(persona_slug, project, table, snap.live, prune=prune) if table is not None else 0
 
     def _snapshot(self, persona: Persona, project: str) -> Snapshot:
-        project = check_slug(project)
-        return self._cache.snapshot(persona.slug, project, self.store.read(persona.slug, project))
+        """The memory for reading (from its read index when this process has not read it yet; see reading.py)."""
+        return self._reader.snapshot(persona.slug, check_slug(project))
 
 
 def _render(chosen: Sequence[Lesson]) -> str:

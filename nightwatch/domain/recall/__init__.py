@@ -5,6 +5,7 @@ recency and use, then packed under the budget. Lesson vectors are made once, at 
 """
 
 from nightwatch.domain.recall.fusion import RecallWeights
+from nightwatch.domain.recall.index import KeywordWeights
 from nightwatch.domain.recall.keywords import STOP_WORDS, terms
 from nightwatch.domain.recall.prepared import RecallIndex
 from nightwatch.domain.recall.ranking import Recall, Scored, ScoreParts
@@ -12,6 +13,7 @@ from nightwatch.domain.recall.stemmer import stem
 
 __all__ = [
     "STOP_WORDS",
+    "KeywordWeights",
     "Recall",
     "RecallIndex",
     "RecallWeights",
