@@ -1,0 +1,194 @@
+"""A memory's read index: made for one text, it gives exactly what parsing that text gives; anything else is refused."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from nightwatch.domain.errors import StorageError
+from nightwatch.domain.memory import cache as cache_module
+from nightwatch.domain.memory.format import parse
+from nightwatch.domain.memory.read_index import VERSION, IndexedLessons, ReadIndex, text_digest
+from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
+from nightwatch.domain.models import Persona
+from nightwatch.domain.recall import KeywordWeights, Recall
+from nightwatch.domain.vectors import vector_key
+from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM
+
+PRIYA = Persona(name="Priya", slug="priya", role="QA Engineer")
+KEY = ("priya", "p")
+
+# Every kind of line a read must get right: lessons above any section, each bullet form, pins, counts, authors,
+# struck-through and superseded lessons, prose, comments, non-ASCII text, a CR at a line's end, no final newline.
+TEXT = """# Priya · memory for p
+
+- Undated: the staging cluster is reset every Monday.
+A note a person wrote under the title.
+
+## 2026-11-02 · deliberation · https://example.slack.com/archives/C1/p1
+- 📌 Quarantine a flaky test within a day. <!-- seen:3 injected:2 -->
+* The payments suite owns its fixtures; never share them. <!-- by:U123ABC -->
+  1. Größe und Café: Unicode in test names breaks the JUnit report.
+- ~~Retries hide flakiness.~~
+- A bullet whose comment is malformed <!-- seen:many -->
+<!-- a whole-line comment -->
+2) Contract tests run before the e2e stage in ci/pipeline.yml 🚀  \r
+
+## not a date · manual
++ Lessons under a header without a date are lessons too.
+
+## 2026-11-09 · manual
+• Release v2.3.1 broke the `AuthService` mock; pin mocks to the API version.
+- Staging data is wiped every Monday.
+
+## Superseded
+- ~~Run the whole suite on every commit.~~ <!-- superseded-by:1a2b3c4d on:2026-11-05 -->
+- An old lesson kept as history."""
+
+
+def index_of(text: str, recall: Recall | None = None) -> ReadIndex:
+    recall = recall or Recall()
+    doc = parse(text)
+    live = tuple(doc.live())
+    return ReadIndex.of(text, doc, [vector_key(lesson.text) for lesson in live], recall.prepare(live))
+
+
+def copied(index: ReadIndex) -> dict[str, NDArray[Any]]:
+    return {name: np.array(array) for name, array in index.arrays().items()}
+
+
+def nothing() -> None:
+    return None
+
+
+def loaded(text: str, arrays: dict[str, NDArray[Any]], on_mismatch: Callable[[], None] = nothing) -> IndexedLessons:
+    index = ReadIndex.from_arrays(arrays, text, KeywordWeights())
+    return IndexedLessons(text, index, "Priya's memory of p", on_mismatch)
+
+
+@pytest.mark.parametrize("text", [TEXT, TEXT + "\n", "", "# Priya\n", "- A lesson and nothing else"])
+def test_the_lessons_read_from_an_index_are_those_of_the_parse(text: str) -> None:
+    lessons = loaded(text, copied(index_of(text)))
+    assert list(lessons) == parse(text).live()
+    assert [lessons[i] for i in reversed(range(len(lessons)))] == parse(text).live()[::-1]
+
+
+def test_an_index_keeps_the_ids_vector_keys_and_signals_of_the_live_lessons() -> None:
+    index = ReadIndex.from_arrays(copied(index_of(TEXT)), TEXT, KeywordWeights())
+    live = parse(TEXT).live()
+    assert index.lesson_ids() == tuple(lesson.id for lesson in live)
+    assert index.vector_keys() == tuple(vector_key(lesson.text) for lesson in live)
+    assert index.recall.signals.seen.tolist() == [lesson.seen for lesson in live]
+    assert index.recall.signals.pinned.tolist() == [lesson.pinned for lesson in live]
+
+
+def test_an_index_is_only_for_the_text_it_was_made_for() -> None:
+    arrays = copied(index_of(TEXT))
+    for other in (TEXT + " ", TEXT.replace("Monday", "monday"), ""):
+        with pytest.raises(ValueError, match="another text"):
+            ReadIndex.from_arrays(arrays, other, KeywordWeights())
+
+
+def test_an_index_of_another_version_or_other_weights_is_refused() -> None:
+    arrays = copied(index_of(TEXT))
+    with pytest.raises(ValueError, match="another version"):
+        ReadIndex.from_arrays({**arrays, "version": np.array(VERSION + 1)}, TEXT, KeywordWeights())
+    with pytest.raises(ValueError, match="other keyword weights"):
+        ReadIndex.from_arrays(arrays, TEXT, KeywordWeights(k1=1.5))
+
+
+def moved(arrays: dict[str, NDArray[Any]], name: str, change: Callable[[NDArray[Any]], NDArray[Any]]) -> Any:
+    return {**arrays, name: change(arrays[name])}
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "why"),
+    [
+        ("lines", lambda a: a + len(TEXT), "outside the text"),
+        ("lines", lambda a: a[::-1] + 0, "outside the text"),
+        ("lines", lambda a: a[:-1], "shape"),
+        ("headers", lambda a: np.where(a >= 0, a + 5_000, a), "outside the text"),
+        ("ids", lambda a: a.astype("S9"), "holds"),
+        ("keys", lambda a: a[:3], "shape"),
+        ("live", np.zeros_like, "superseded"),
+        ("digest", lambda a: np.array(b"0" * 64, dtype="S64"), "another text"),
+    ],
+)
+def test_arrays_that_do_not_fit_the_text_are_refused(
+    name: str, change: Callable[[NDArray[Any]], NDArray[Any]], why: str
+) -> None:
+    with pytest.raises(ValueError, match=why):
+        ReadIndex.from_arrays(moved(copied(index_of(TEXT)), name, change), TEXT, KeywordWeights())
+
+
+def test_a_line_that_does_not_hold_its_lesson_fails_the_read_clearly_and_reports_the_index() -> None:
+    arrays = copied(index_of(TEXT))
+    arrays["ids"] = arrays["ids"][::-1].copy()  # each line now says it holds another lesson
+    reported: list[bool] = []
+    lessons = loaded(TEXT, arrays, lambda: reported.append(True))
+    with pytest.raises(StorageError, match="read index kept beside Priya's memory of p does not match"):
+        list(lessons)
+    assert reported == [True]
+
+
+# What a read derives from TEXT, reduced to what parsing, analysis and the index decide (the float weights rounded,
+# so a last-bit difference of a maths library cannot change it). When a change to format.py, keywords.py, stemmer.py
+# or index.py changes it, bump read_index.VERSION (an index made by the old code would be read as current) and
+# then record the new fingerprint here.
+FINGERPRINT = (1, "5bfaa9d4adb297d8")
+
+
+def fingerprint(index: ReadIndex) -> str:
+    digest = hashlib.sha256()
+    for name, array in sorted(index.arrays().items()):
+        kept = np.round(array, 4) if array.dtype.kind == "f" and name != "stamps" else array
+        digest.update(name.encode() + np.ascontiguousarray(kept).tobytes())
+    return digest.hexdigest()[:16]
+
+
+def test_what_an_index_holds_changes_only_with_its_version() -> None:
+    found = (VERSION, fingerprint(index_of(TEXT)))
+    assert found == FINGERPRINT, (
+        "What a read derives from a memory changed. Bump VERSION in domain/memory/read_index.py (so indexes made by "
+        f"the old code are not used) and set FINGERPRINT in this test to {(VERSION + 1, found[1])}."
+    )
+
+
+def test_text_digest_is_sha256_of_the_utf8_text() -> None:
+    assert text_digest("Größe") == hashlib.sha256("Größe".encode()).hexdigest()
+
+
+def reading_service(store: InMemoryMemoryStore) -> MemoryService:
+    policy = MemoryPolicy(use_model_for_curation=False)
+    return MemoryService(store=store, llm=ScriptedLLM(), clock=FakeClock(), recall=Recall(), policy=policy)
+
+
+def test_the_first_read_keeps_an_index_and_a_new_process_reads_from_it_without_parsing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = InMemoryMemoryStore()
+    store.files[KEY] = TEXT
+    first = reading_service(store).read(PRIYA, "p", "flaky tests in the payments suite")
+    assert ReadIndex.from_arrays(store.indexes[KEY], TEXT, KeywordWeights()).digest == text_digest(TEXT)
+
+    def no_parse(text: str) -> None:
+        raise AssertionError("the whole text was parsed")
+
+    monkeypatch.setattr(cache_module, "parse", no_parse)
+    again = reading_service(store).read(PRIYA, "p", "flaky tests in the payments suite")
+    assert again == first
+    assert again.lessons
+
+
+def test_reads_that_only_list_keep_no_index() -> None:
+    store = InMemoryMemoryStore()
+    store.files[KEY] = TEXT
+    memory = reading_service(store)
+    assert memory.lessons(PRIYA, "p") == parse(TEXT).live()
+    assert memory.history(PRIYA, "p") == parse(TEXT).stale()
+    assert store.indexes == {}
