@@ -202,14 +202,13 @@ def measure(lessons: int = 10_000, reads: int = 60) -> dict[str, Any]:
 
 def scoring(memory: MemoryService, asked: tuple[str, str]) -> float:
     """Median time to score and pack every lesson once the query's vector is known (it is cached by then)."""
-    snap = memory._snapshot(PERSONA, PROJECT)
+    snap = memory._reader.ranked(PERSONA.slug, PROJECT)
     vectors = memory._vectors.for_read(PERSONA.slug, PROJECT, snap)
-    prepared = memory._reader.prepared(PERSONA.slug, PROJECT, snap)
     query = "\n".join(asked)
     timings = []
     for _ in range(30):
         started = time.perf_counter()
-        memory.recall.select(snap.live, query, NOW, 2000, snap.cost, vectors, prepared=prepared)
+        memory.recall.select(snap.live, query, NOW, 2000, snap.cost, vectors, prepared=snap.prepared)
         timings.append((time.perf_counter() - started) * 1000)
     return round(statistics.median(timings), 2)
 

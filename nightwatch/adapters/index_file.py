@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import tokenize
 import zipfile
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -44,15 +45,40 @@ def encode(arrays: Arrays) -> bytes:
     return buffer.getvalue()
 
 
-def decode(data: bytes) -> dict[str, NDArray[Any]]:
-    """The arrays a file holds; empty when it holds none (no file, another format, damaged, cut off)."""
+def decode(data: bytes) -> Mapping[str, NDArray[Any]]:
+    """The arrays a file holds, each read when first asked for; empty when the file holds none (no file, another
+    format, cut off). An array found damaged only when read raises ValueError, which the domain takes as no index."""
     if not data:
         return {}
     try:
         found = np.load(io.BytesIO(data), allow_pickle=False)
-        if not isinstance(found, np.lib.npyio.NpzFile):
-            return {}  # a single .npy array, not a set of named ones
-        with found:
-            return {name: found[name] for name in found.files}
     except _DAMAGED:
         return {}
+    if not isinstance(found, np.lib.npyio.NpzFile):
+        return {}  # a single .npy array, not a set of named ones
+    return _Members(found)
+
+
+class _Members(Mapping[str, NDArray[Any]]):
+    """The arrays of one .npz, each loaded (and its CRC checked) when first asked for."""
+
+    def __init__(self, archive: np.lib.npyio.NpzFile) -> None:
+        self._archive = archive
+        self._names = frozenset(archive.files)
+        self._loaded: dict[str, NDArray[Any]] = {}
+
+    def __getitem__(self, name: str) -> NDArray[Any]:
+        if name not in self._loaded:
+            if name not in self._names:
+                raise KeyError(name)
+            try:
+                self._loaded[name] = self._archive[name]
+            except _DAMAGED as err:
+                raise ValueError(f"the array {name!r} is damaged ({err})") from err
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._names))
+
+    def __len__(self) -> int:
+        return len(self._names)

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 
 from nightwatch.domain.memory.format import MemoryDocument, parse
-from nightwatch.domain.memory.read_index import IndexedLessons
+from nightwatch.domain.memory.read_index import IndexedLessons, ReadIndex
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import RecallIndex
 from nightwatch.domain.tokens import estimate_tokens
@@ -26,7 +26,10 @@ def line_cost(text: str) -> int:
 
 
 class Snapshot:
-    """One text of a memory: its live lessons, with each one's token cost and vector row worked out once."""
+    """One text of a memory: its live lessons, with each one's token cost and vector row worked out once.
+
+    A snapshot for ranking also has the text's read index (its live lessons' keys and recall index).
+    """
 
     def __init__(
         self,
@@ -34,18 +37,18 @@ class Snapshot:
         live: Sequence[Lesson],
         *,
         doc: MemoryDocument | None = None,
-        keys: tuple[str, ...] | None = None,
-        prepared: RecallIndex | None = None,
+        index: ReadIndex | None = None,
     ) -> None:
+        if index is not None and len(index) != len(live):
+            raise ValueError(f"a read index of {len(index)} lessons cannot go with {len(live)} lessons")
         self.text = text
         self.live = live
+        self.index = index
         self._doc = doc
         self._position = {id(lesson): i for i, lesson in enumerate(live)} if isinstance(live, tuple) else None
         self._costs: list[int | None] = [None] * len(live)
-        self._keys = keys
+        self._keys = index.vector_keys() if index is not None else None
         self._aligned: tuple[VectorTable, LessonVectors] | None = None
-        self.prepared = prepared  # the live lessons' recall index, once worked out (or read from a read index)
-        self.kept = prepared is not None  # whether a read index beside the memory holds what this snapshot derives
         self.vectors_checked = False  # whether the store was asked again for vectors this parse lacked
 
     @classmethod
@@ -54,11 +57,20 @@ class Snapshot:
         return cls(text, tuple(doc.live()), doc=doc)
 
     @property
+    def prepared(self) -> RecallIndex | None:
+        """The live lessons' recall index, when this snapshot has a read index."""
+        return self.index.recall if self.index is not None else None
+
+    @property
     def doc(self) -> MemoryDocument:
         """The parsed text (parsed now if this snapshot came from a read index)."""
         if self._doc is None:
             self._doc = parse(self.text)
         return self._doc
+
+    def with_index(self, index: ReadIndex) -> Snapshot:
+        """This snapshot's text and lessons (and parse, if made) with the text's read index."""
+        return Snapshot(self.text, self.live, doc=self._doc, index=index)
 
     @property
     def keys(self) -> tuple[str, ...]:

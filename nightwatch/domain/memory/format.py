@@ -46,8 +46,10 @@ __all__ = [
     "bullet_text",
     "clean_lesson_text",
     "header_part",
-    "lesson_at",
+    "header_section",
+    "is_header",
     "lesson_id",
+    "lesson_in",
     "live_line_count",
     "new_document",
     "normalise",
@@ -151,19 +153,23 @@ def parse(text: str) -> MemoryDocument:
     return MemoryDocument(sections=tuple(sections), trailing_newline=trailing or not text)
 
 
-def lesson_at(line: str, header: str | None) -> Lesson | None:
-    """The lesson one line holds, read exactly as `parse` reads it in the section under `header` (None: above any).
+def is_header(line: str) -> bool:
+    """Whether `parse` reads this line as a section header: `##` not followed by a third `#` (what `_HEADER`
+    matches, without running it: this is asked of every line of a big file)."""
+    return line.startswith("##") and line[2:3] != "#"
 
-    None when the line is not a lesson there, or `header` is not a section header.
-    """
+
+def header_section(header: str | None) -> Section | None:
+    """The section a header line opens, as `parse` reads it (None: above every header); None when it is not one."""
     if header is None:
-        section = Section(header=None)
-    else:
-        found = _HEADER.match(header) if header.startswith("##") and "\n" not in header else None
-        if found is None:
-            return None
-        section = _section(header, found.group(1))
-    if "\n" in line or line[:1] not in _FIRST:
+        return Section(header=None)
+    found = _HEADER.match(header) if header.startswith("##") and "\n" not in header else None
+    return _section(header, found.group(1)) if found else None
+
+
+def lesson_in(line: str, section: Section) -> Lesson | None:
+    """The lesson one line holds in `section`, read exactly as `parse` reads it there; None for any other line."""
+    if line[:1] not in _FIRST or "\n" in line:
         return None
     return _lesson(line, section.day, section.kind, section.link, section.history)
 

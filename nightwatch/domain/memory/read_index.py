@@ -1,13 +1,15 @@
 """A memory's read index: what a read derives from one text, kept beside it so a new process need not derive it again.
 
 Parsing, analysing and indexing a memory of 10,000 lessons takes most of a second in Python; loading these arrays
-takes a few milliseconds. The index holds, for each live lesson, where its line and its section's header are in the
-text, its id and vector key, and the lesson set's keyword index and signals (recall's `RecallIndex`). A read then
-parses only the lines of the lessons it packs (`IndexedLessons`).
+takes a few milliseconds. For each live lesson (file order) the index holds where its line and its section's
+header are in the text, a key of that line (a hash of it and its header), its id, vector key and link, and the set's
+recall index (keyword index, each lesson's own terms and signals). A read then parses only the lines of the lessons
+it packs (`IndexedLessons`).
 
-It is made for one exact text: it carries a hash of that text, and the version of what it holds. Anything that
-does not fit (another text, another version or keyword weights, arrays of the wrong shape) is no index at all: the
-read parses the text as it would without one, and a new index is kept. Deleting it loses nothing.
+It is made for one exact text (a hash of it, and the version of what it holds). Made for another text, it still
+knows every line it had: deriving the index of a changed text (derive.py) reuses the rows of the lines both share,
+so one appended lesson or a bumped count costs a scan of the lines, not a parse and analysis of 10,000. Arrays that
+do not make an index (damaged, another version or keyword weights) are no index at all. Deleting it loses nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from functools import cached_property
 from typing import Any, overload
 
 import numpy as np
@@ -22,15 +25,16 @@ from numpy.typing import NDArray
 
 from nightwatch.domain.arrays import Arrays, take
 from nightwatch.domain.errors import StorageError
-from nightwatch.domain.memory.format import MemoryDocument, lesson_at
+from nightwatch.domain.memory.format import Section, header_section, lesson_in
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import KeywordWeights, RecallIndex
 
 # What the arrays mean. Bump it whenever a change to parsing, text analysis or the keyword index changes what they
 # hold for a text (tests/domain/memory/test_read_index.py fails until it is bumped), so an older index is ignored.
 VERSION = 1
-_ID = "S8"
-_KEY = "S16"
+ID = "S8"
+KEY = "S16"
+LINE_KEY = "S12"
 _DIGEST = "S64"
 
 
@@ -39,8 +43,19 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def line_key(header: str | None, line: str) -> bytes:
+    """What a lesson's line is across texts: a hash of the line and its section's header (None: above every one)."""
+    both = line if header is None else f"{header}\n{line}"
+    return hashlib.blake2b(both.encode("utf-8", "surrogatepass"), digest_size=12, person=b"nw-line").digest()
+
+
+def _strings(arrays: Arrays, name: str) -> list[str]:
+    encoded = take(arrays, name, np.uint8, (None,))
+    return encoded.tobytes().decode("utf-8").split("\n") if len(encoded) else []
+
+
 class ReadIndex:
-    """What a read derives from one text, by live lesson (file order); see the module docstring."""
+    """What a read derives from one text, by live lesson in file order; see the module docstring."""
 
     def __init__(
         self,
@@ -48,48 +63,25 @@ class ReadIndex:
         digest: str,
         lines: NDArray[np.int64],
         headers: NDArray[np.int64],
+        line_keys: NDArray[np.bytes_],
         ids: NDArray[np.bytes_],
         keys: NDArray[np.bytes_],
+        links: NDArray[np.int32],
+        link_names: Sequence[str],
         recall: RecallIndex,
     ) -> None:
         self.digest = digest
         self.lines = lines  # (n, 2): start and end of each live lesson's line in the text
         self.headers = headers  # (n, 2): its section's header line; (-1, -1) above any section
+        self.line_keys = line_keys
         self.ids = ids
         self.keys = keys
+        self.links = links  # each lesson's link: a position in link_names, -1 for none
+        self.link_names = tuple(link_names)
         self.recall = recall
 
     def __len__(self) -> int:
         return len(self.ids)
-
-    @classmethod
-    def of(cls, text: str, doc: MemoryDocument, keys: Sequence[str], recall: RecallIndex) -> ReadIndex:
-        """The index of `text`, parsed as `doc`, given its live lessons' vector keys and recall index."""
-        lengths = np.array([len(line) + 1 for line in text.split("\n")], dtype=np.int64)
-        starts = np.concatenate([[0], np.cumsum(lengths)])
-        lines: list[int] = []
-        headers: list[int] = []
-        ids: list[str] = []
-        number = 0
-        for section in doc.sections:
-            header = -1
-            if section.header is not None:
-                header, number = number, number + 1
-            for line in section.lines:
-                if line.lesson is not None and not line.lesson.stale:
-                    lines.append(number)
-                    headers.append(header)
-                    ids.append(line.lesson.id)
-                number += 1
-        at, above = np.array(lines, dtype=np.int64), np.array(headers, dtype=np.int64)
-        return cls(
-            digest=text_digest(text),
-            lines=np.stack([starts[at], starts[at + 1] - 1], axis=1),
-            headers=np.where(above[:, None] >= 0, np.stack([starts[above], starts[above + 1] - 1], axis=1), -1),
-            ids=np.array(ids, dtype=_ID),
-            keys=np.array(keys, dtype=_KEY),
-            recall=recall,
-        )
 
     def arrays(self) -> dict[str, NDArray[Any]]:
         """Everything as named arrays (see `from_arrays`)."""
@@ -99,60 +91,101 @@ class ReadIndex:
             "digest": np.array(self.digest, dtype=_DIGEST),
             "lines": self.lines,
             "headers": self.headers,
+            "line_keys": self.line_keys,
             "ids": self.ids,
             "keys": self.keys,
+            "links": self.links,
+            "link_names": np.frombuffer("\n".join(self.link_names).encode("utf-8"), dtype=np.uint8),
         }
 
     @classmethod
-    def from_arrays(cls, arrays: Arrays, text: str, weights: KeywordWeights) -> ReadIndex:
-        """The index `arrays()` gave, when it was made for this text; ValueError when it was not, or cannot be used."""
+    def from_arrays(cls, arrays: Arrays, weights: KeywordWeights) -> ReadIndex:
+        """The index `arrays()` gave, for whichever text it was made for; ValueError when they do not make one.
+
+        Checked so that nothing a read does with it can index outside it (see `fits` for the text's side).
+        """
         if int(take(arrays, "version", np.int64, ())) != VERSION:
             raise ValueError("the index is of another version")
         digest = take(arrays, "digest", _DIGEST, ()).item().decode("ascii")
-        if digest != text_digest(text):
-            raise ValueError("the index was made for another text")
         recall = RecallIndex.from_arrays(arrays, weights)
         count = recall.size
         lines = take(arrays, "lines", np.int64, (count, 2))
         headers = take(arrays, "headers", np.int64, (count, 2))
-        ids = take(arrays, "ids", _ID, (count,))
-        keys = take(arrays, "keys", _KEY, (count,))
-        if count and not _spans_fit(lines, headers, len(text)):
-            raise ValueError("a line lies outside the text")
+        links = take(arrays, "links", np.int32, (count,))
+        link_names = _strings(arrays, "link_names")
+        if count and not _spans_ordered(lines, headers):
+            raise ValueError("the lessons' lines are out of order")
+        if count and (int(links.min()) < -1 or int(links.max()) >= len(link_names)):
+            raise ValueError("a lesson's link is out of range")
         if not bool(recall.signals.live.all()):
             raise ValueError("a superseded lesson is listed as live")
-        return cls(digest=digest, lines=lines, headers=headers, ids=ids, keys=keys, recall=recall)
+        return cls(
+            digest=digest,
+            lines=lines,
+            headers=headers,
+            line_keys=take(arrays, "line_keys", LINE_KEY, (count,)),
+            ids=take(arrays, "ids", ID, (count,)),
+            keys=take(arrays, "keys", KEY, (count,)),
+            links=links,
+            link_names=link_names,
+            recall=recall,
+        )
+
+    def fits(self, text: str, digest: str) -> bool:
+        """Whether this index was made for `text` (whose digest is `digest`)."""
+        return self.digest == digest and (not len(self) or int(self.lines[:, 1].max()) <= len(text))
+
+    @cached_property
+    def rows(self) -> dict[bytes, int]:
+        """The row of each lesson line (see `line_key`)."""
+        return dict(zip(self.line_keys.tolist(), range(len(self)), strict=True))
+
+    @cached_property
+    def rows_by_key(self) -> dict[bytes, int]:
+        """A row of each vector key (the lesson's exact text): its terms serve every line with that text."""
+        return dict(zip(self.keys.tolist(), range(len(self)), strict=True))
 
     def vector_keys(self) -> tuple[str, ...]:
         return tuple(self.keys.astype("U16").tolist())
 
-    def lesson_ids(self) -> tuple[str, ...]:
-        return tuple(self.ids.astype("U8").tolist())
+    def link_of(self, row: int) -> str | None:
+        number = int(self.links[row])
+        return self.link_names[number] if number >= 0 else None
 
 
-def _spans_fit(lines: NDArray[np.int64], headers: NDArray[np.int64], length: int) -> bool:
-    """Every line within the text, in order, each below its own header (or above every section)."""
+def _spans_ordered(lines: NDArray[np.int64], headers: NDArray[np.int64]) -> bool:
+    """Every line after the one before, each below its own header (or above every section)."""
     starts, ends = lines[:, 0], lines[:, 1]
     above = headers[:, 0] < 0
-    in_text = bool((starts >= 0).all() and (starts <= ends).all() and (ends <= length).all())
-    ordered = bool((np.diff(starts) > 0).all())
+    ordered = bool((starts >= 0).all() and (starts <= ends).all() and (np.diff(starts) > 0).all())
     headed = bool(
         ((above & (headers[:, 1] < 0)) | (~above & (headers[:, 1] < starts) & (headers[:, 0] <= headers[:, 1]))).all()
     )
-    return in_text and ordered and headed
+    return ordered and headed
 
 
 class IndexedLessons(Sequence[Lesson]):
     """The live lessons of a text, each read from its own line the first time it is asked for."""
 
-    def __init__(self, text: str, index: ReadIndex, where: str, on_mismatch: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        text: str,
+        index: ReadIndex,
+        where: str,
+        on_mismatch: Callable[[], None],
+        known: dict[int, Lesson] | None = None,
+    ) -> None:
         self._text = text
         self._index = index
         self._where = where
         self._on_mismatch = on_mismatch
         self._items: list[Lesson | None] = [None] * len(index)
         self._positions: dict[int, int] = {}
+        self._sections: dict[int, Section | None] = {}
         self._lock = threading.Lock()
+        for at, lesson in (known or {}).items():
+            self._items[at] = lesson
+            self._positions[id(lesson)] = at
 
     def __len__(self) -> int:
         return len(self._items)
@@ -177,9 +210,9 @@ class IndexedLessons(Sequence[Lesson]):
         return self._positions.get(id(lesson))
 
     def _read(self, at: int) -> Lesson:
-        (start, end), (top, bottom) = self._index.lines[at].tolist(), self._index.headers[at].tolist()
-        header = self._text[top:bottom] if top >= 0 else None
-        lesson = lesson_at(self._text[start:end], header)
+        (start, end), top = self._index.lines[at].tolist(), int(self._index.headers[at, 0])
+        section = self._section(top, int(self._index.headers[at, 1]))
+        lesson = lesson_in(self._text[start:end], section) if section is not None else None
         if lesson is None or lesson.stale or lesson.id != self._index.ids[at].decode("ascii", "replace"):
             self._on_mismatch()
             raise StorageError(
@@ -193,3 +226,8 @@ class IndexedLessons(Sequence[Lesson]):
             self._items[at] = lesson
             self._positions[id(lesson)] = at
         return lesson
+
+    def _section(self, top: int, bottom: int) -> Section | None:
+        if top not in self._sections:
+            self._sections[top] = header_section(self._text[top:bottom] if top >= 0 else None)
+        return self._sections[top]

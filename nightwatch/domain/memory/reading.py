@@ -1,94 +1,108 @@
-"""Snapshots for reading a memory: cached in this process, else from the read index kept beside it, else parsed.
+"""Snapshots of a memory for ranking, each with its read index: kept in this process, kept beside the memory, or
+derived from the text reusing the last index known.
 
 The first read of a memory in a process is the costly one: a file of 10,000 lessons takes most of a second to parse,
-analyse and index. So what a read derives is kept beside the memory (read_index.py) by the read that derived it,
-and a new process loads it in milliseconds. An index that does not fit the text (a hand edit, another process's
-write, a damaged file) is ignored: that read parses as it would without one, and keeps a new index. A store that
-keeps no read index (the database) is never asked to build one.
+analyse and index. So the read index of each text a read ranks is kept beside the memory (read_index.py), and a new
+process loads it in milliseconds. When the text changed since (a write, a hand edit), the index is derived again
+from the lines (derive.py), taking every line the last index knew as it was: one new lesson costs a scan of the
+lines and a rebuild of the keyword index, not a parse of the file. A store that keeps no read index (the database)
+is never asked to build one; an index that turns out not to fit its text is not used again.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 
 from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
+from nightwatch.domain.memory.derive import derive
 from nightwatch.domain.memory.read_index import IndexedLessons, ReadIndex, text_digest
+from nightwatch.domain.models import Lesson
 from nightwatch.domain.ports import MemoryStore
-from nightwatch.domain.recall import Recall, RecallIndex
+from nightwatch.domain.recall import Recall
 
 log = logging.getLogger(__name__)
 
+_KNOWN = 256  # memories whose last read index this process keeps to derive the next one from
+
+Memory = tuple[str, str]  # (persona slug, project slug)
+
 
 class MemoryReader:
-    """Snapshots of memories for reads, and the recall index of each, kept beside the memory once worked out."""
+    """Snapshots of memories for ranking, each with its read index (see the module docstring)."""
 
     def __init__(self, *, cache: DocumentCache, store: MemoryStore, recall: Recall) -> None:
         self._cache = cache
         self._store = store
-        self._recall = recall
-        self._distrusted: set[str] = set()  # digests of read indexes found not to match their text
+        self._weights = recall.weights.keyword
+        self._last: OrderedDict[Memory, ReadIndex] = OrderedDict()
+        self._distrusted: set[Memory] = set()  # memories whose index did not fit: the next one starts from nothing
         self._lock = threading.Lock()
 
-    def snapshot(self, persona_slug: str, project: str) -> Snapshot:
-        """The memory as it is now: the cached snapshot of its text, else one from its read index, else its parse."""
+    def ranked(self, persona_slug: str, project: str) -> Snapshot:
+        """The memory as it is now, with its read index: cached, else kept beside it, else derived (and kept)."""
         text = self._store.read(persona_slug, project)
         known = self._cache.cached(persona_slug, project, text)
-        if known is not None:
+        if known is not None and known.index is not None:
             return known
-        snap = self._indexed(persona_slug, project, text) or Snapshot.parsed(text)
+        memory = (persona_slug, project)
+        index, parsed = self._index(memory, text)
+        if known is not None:
+            snap = known.with_index(index)
+        else:
+            where = f"{persona_slug}'s memory of {project}"
+            lessons = IndexedLessons(text, index, where, lambda: self._distrust(memory, snap), parsed)
+            snap = Snapshot(text, lessons, index=index)
+        with self._lock:
+            self._last[memory] = index
+            self._last.move_to_end(memory)
+            while len(self._last) > _KNOWN:
+                self._last.popitem(last=False)
         return self._cache.put(persona_slug, project, snap)
 
-    def prepared(self, persona_slug: str, project: str, snap: Snapshot) -> RecallIndex:
-        """The recall index of the snapshot's live lessons; one worked out here is kept beside the memory."""
-        prepared = snap.prepared
-        if prepared is None:
-            prepared = snap.prepared = self._recall.prepare(snap.live)
-        if not snap.kept:
-            snap.kept = True  # tried once per text: a store that cannot keep it is not asked at every read
-            self._keep(persona_slug, project, snap, prepared)
-        return prepared
+    def _index(self, memory: Memory, text: str) -> tuple[ReadIndex, dict[int, Lesson]]:
+        """The text's read index: the last one known or the one kept beside it when made for it, else derived."""
+        digest = text_digest(text)
+        with self._lock:
+            start_over = memory in self._distrusted
+            last = None if start_over else self._last.get(memory)
+        if last is not None and last.fits(text, digest):
+            return last, {}
+        kept = None if start_over or not text else self._kept(memory, digest, need_any=last is None)
+        if kept is not None and kept.fits(text, digest):
+            return kept, {}
+        derived = derive(text, digest, last or kept, self._weights)
+        if text:
+            self._keep(memory, derived.index)
+        with self._lock:
+            self._distrusted.discard(memory)
+        return derived.index, derived.lessons
 
-    def _indexed(self, persona_slug: str, project: str, text: str) -> Snapshot | None:
-        """A snapshot from the read index kept beside the memory, when there is one made for this text."""
-        if not text:
-            return None
+    def _kept(self, memory: Memory, digest: str, *, need_any: bool) -> ReadIndex | None:
+        """The index kept beside the memory: any usable one when `need_any`, else only one made for this digest."""
         try:
-            arrays = self._store.read_index(persona_slug, project)
+            arrays = self._store.read_index(*memory)
             if not arrays:
                 return None
-            index = ReadIndex.from_arrays(arrays, text, self._recall.weights.keyword)
-        except ValueError as err:
-            log.debug("The read index of %s/%s is not used (%s); the text is parsed", persona_slug, project, err)
+            if not need_any and arrays["digest"].item() != digest.encode("ascii"):
+                return None  # another text's, and the last index known here serves as well to derive from
+            return ReadIndex.from_arrays(arrays, self._weights)
+        except (ValueError, KeyError) as err:
+            log.debug("The read index of %s/%s is not used (%s)", *memory, err)
             return None
-        with self._lock:
-            if index.digest in self._distrusted:
-                return None
-        where = f"{persona_slug}'s memory of {project}"
-        lessons = IndexedLessons(text, index, where, lambda: self._distrust(persona_slug, project, snap, index.digest))
-        snap = Snapshot(text, lessons, keys=index.vector_keys(), prepared=index.recall)
-        self._recall.adopt(index.lesson_ids(), index.recall)
-        return snap
 
-    def _keep(self, persona_slug: str, project: str, snap: Snapshot, prepared: RecallIndex) -> None:
-        """Keep the snapshot's read index beside the memory; a failure only costs the next process a parse."""
-        if not snap.text:
-            return
-        if self._distrusted:
-            with self._lock:
-                self._distrusted.discard(text_digest(snap.text))  # the index kept now is made from the text itself
+    def _keep(self, memory: Memory, index: ReadIndex) -> None:
+        """Keep the index beside the memory; a failure only costs the next process a derivation."""
         try:
-            self._store.save_index(
-                persona_slug, project, lambda: ReadIndex.of(snap.text, snap.doc, snap.keys, prepared).arrays()
-            )
+            self._store.save_index(*memory, index.arrays)
         except NightWatchError as err:
-            log.warning(
-                "Could not keep the read index of %s/%s (%s); reads parse it instead", persona_slug, project, err
-            )
+            log.warning("Could not keep the read index of %s/%s (%s); reads derive it instead", *memory, err)
 
-    def _distrust(self, persona_slug: str, project: str, snap: Snapshot, digest: str) -> None:
-        """A read index whose lines do not match its text: not used again; the next read parses and replaces it."""
+    def _distrust(self, memory: Memory, snap: Snapshot) -> None:
+        """An index whose lines do not hold its lessons: dropped, and the next one is derived from nothing."""
         with self._lock:
-            self._distrusted.add(digest)
-        self._cache.drop(persona_slug, project, snap)
+            self._distrusted.add(memory)
+            self._last.pop(memory, None)
+        self._cache.drop(*memory, snap)

@@ -124,17 +124,16 @@ class MemoryService:
 
     def read(self, persona: Persona, project: str, topic: str, thread: str = "") -> MemoryBlock:
         """The most relevant lessons for the topic (and recent thread) that fit the token budget, rendered."""
-        snap = self._snapshot(persona, project)
+        snap = self._reader.ranked(persona.slug, check_slug(project))
         if not snap.live:
             return MemoryBlock()
         query = "\n".join(part for part in (topic, thread) if part.strip())
         budget = self.policy.token_budget
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
-        prepared = self._reader.prepared(persona.slug, check_slug(project), snap)
         room = budget - self._overhead
-        now = self.clock.now()
+        now, about = self.clock.now(), topic or query
         chosen = self.recall.select(
-            snap.live, query, now, room, snap.cost, vectors, about=topic or query, prepared=prepared
+            snap.live, query, now, room, snap.cost, vectors, about=about, prepared=snap.prepared
         )
         text = _render(chosen)
         while chosen and estimate_tokens(text) > budget:  # the estimate is checked on the whole rendered block
@@ -162,10 +161,9 @@ class MemoryService:
         An empty query ranks every lesson by the memory's own signals (pins, use, recency).
         """
         limit = validate_search_limit(limit)
-        snap = self._snapshot(persona, project)
+        snap = self._reader.ranked(persona.slug, check_slug(project))
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
-        prepared = self._reader.prepared(persona.slug, check_slug(project), snap)
-        ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors, prepared=prepared)
+        ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors, prepared=snap.prepared)
         if not query.strip():
             return ranked[:limit]
         wanted, floor = set(terms(query)), self.policy.search_similarity
@@ -336,8 +334,8 @@ class MemoryService:
         return self._vectors.keep(persona_slug, project, table, snap.live, prune=prune) if table is not None else 0
 
     def _snapshot(self, persona: Persona, project: str) -> Snapshot:
-        """The memory for reading (from its read index when this process has not read it yet; see reading.py)."""
-        return self._reader.snapshot(persona.slug, check_slug(project))
+        project = check_slug(project)
+        return self._cache.snapshot(persona.slug, project, self.store.read(persona.slug, project))
 
 
 def _render(chosen: Sequence[Lesson]) -> str:

@@ -227,11 +227,10 @@ class Recall:
         else:
             index = LessonIndex.build(lessons, self._analyse(lessons), self.weights.keyword)
         prepared = RecallIndex(index, Signals.of(lessons), source=lessons)
-        self.adopt(key, prepared)
+        self._keep(key, prepared)
         return prepared
 
-    def adopt(self, ids: tuple[str, ...], prepared: RecallIndex) -> None:
-        """Keep an index made elsewhere (a memory's read index) for lessons with these ids, as if built here."""
+    def _keep(self, ids: tuple[str, ...], prepared: RecallIndex) -> None:
         with self._lock:
             self._cache[ids] = prepared
             self._cache.move_to_end(ids)

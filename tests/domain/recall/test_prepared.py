@@ -114,14 +114,6 @@ def test_counts_changed_in_place_keep_the_index_and_weigh_the_new_counts() -> No
     assert recall.prepare(bumped) is second  # the same tuple again is found as it is
 
 
-def test_an_adopted_index_is_used_for_lessons_with_the_same_ids() -> None:
-    recall = Recall()
-    memory = lessons(50)
-    loaded = round_trip(Recall().prepare(memory))
-    recall.adopt(tuple(lesson.id for lesson in memory), loaded)
-    assert recall.prepare(list(memory)).index is loaded.index
-
-
 def test_facts_are_worked_out_once_per_settings() -> None:
     prepared = Recall().prepare(lessons(30))
     weights = RecallWeights()

@@ -1,0 +1,186 @@
+"""Deriving a text's read index, reusing what a previous index knew of the lines both texts share.
+
+A scan of the lines finds the live lessons as `parse` would: a line whose key (see read_index.line_key) the
+previous index holds is the same lesson under the same header, so its row is taken as it is; any other line is
+parsed. A parsed lesson whose exact text the previous index knew takes its terms from there; only new texts are
+analysed. When the lessons, their dates and links are all as before (a count changed), the keyword index itself is
+reused; otherwise it is built from the gathered terms. The result is the index `derive(text, None)` would give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nightwatch.domain.memory.format import Section, header_section, is_header, lesson_in
+from nightwatch.domain.memory.read_index import ID, KEY, LINE_KEY, ReadIndex, line_key
+from nightwatch.domain.models import Lesson
+from nightwatch.domain.recall import KeywordWeights, LessonIndex, LessonTerms, RecallIndex, Signals, terms_of
+from nightwatch.domain.vectors import vector_key
+
+_BULLET_STARTS = frozenset("-*+•0123456789 \t")  # format.parse's: only such a line can be a lesson
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A text's read index, and the lessons parsed on the way (by position), which a read need not parse again."""
+
+    index: ReadIndex
+    lessons: dict[int, Lesson]
+
+
+@dataclass
+class _Scan:
+    """The live lessons found in a text: each one's line, header, key and previous row (-1: parsed here)."""
+
+    lines: list[tuple[int, int]]
+    headers: list[tuple[int, int]]
+    line_keys: list[bytes]
+    rows: list[int]
+    parsed: dict[int, Lesson]
+
+
+def derive(text: str, digest: str, previous: ReadIndex | None, weights: KeywordWeights) -> Derived:
+    """The read index of `text` (whose digest is `digest`), reusing `previous`'s rows where it can."""
+    scan = _scan(text, previous.rows if previous is not None else {})
+    rows = np.array(scan.rows, dtype=np.int64)
+    fresh = np.flatnonzero(rows < 0)
+    parsed = [scan.parsed[int(at)] for at in fresh]
+    ids = _gather(previous.ids if previous else None, rows, fresh, [lesson.id for lesson in parsed], ID)
+    keys = _gather(
+        previous.keys if previous else None, rows, fresh, [vector_key(lesson.text) for lesson in parsed], KEY
+    )
+    signals = _signals(previous, rows, fresh, parsed)
+    links, names = _links(previous, rows, parsed)
+    recall = RecallIndex(_keyword_index(previous, rows, keys, signals, links, parsed, weights), signals)
+    index = ReadIndex(
+        digest=digest,
+        lines=np.array(scan.lines, dtype=np.int64).reshape(-1, 2),
+        headers=np.array(scan.headers, dtype=np.int64).reshape(-1, 2),
+        line_keys=np.array(scan.line_keys, dtype=LINE_KEY),
+        ids=ids,
+        keys=keys,
+        links=links,
+        link_names=names,
+        recall=recall,
+    )
+    return Derived(index, scan.parsed)
+
+
+def _scan(text: str, known: dict[bytes, int]) -> _Scan:
+    """Walk the lines as `parse` does; parse only those `known` does not hold (and a header only when one needs it)."""
+    scan = _Scan([], [], [], [], {})
+    raw_lines = text.split("\n")
+    if raw_lines[-1] == "":
+        raw_lines.pop()
+    header: str | None = None
+    header_span = (-1, -1)
+    section: Section | None = Section(header=None)
+    start = 0
+    for raw in raw_lines:
+        end = start + len(raw)
+        if raw[:1] == "#" and is_header(raw):
+            header, header_span, section = raw, (start, end), None
+        elif raw[:1] in _BULLET_STARTS:
+            key = line_key(header, raw)
+            row = known.get(key, -1)
+            if row < 0:
+                if section is None:
+                    section = header_section(header)
+                lesson = lesson_in(raw, section) if section is not None else None
+                if lesson is None or lesson.stale:
+                    start = end + 1
+                    continue
+                scan.parsed[len(scan.rows)] = lesson
+            scan.lines.append((start, end))
+            scan.headers.append(header_span)
+            scan.line_keys.append(key)
+            scan.rows.append(row)
+        start = end + 1
+    return scan
+
+
+def _gather(
+    before: NDArray[np.bytes_] | None, rows: NDArray[np.int64], fresh: NDArray[np.intp], values: list[str], dtype: str
+) -> NDArray[np.bytes_]:
+    """One column: the previous index's value for reused rows, `values` (in order) for the parsed ones."""
+    column = np.empty(len(rows), dtype=dtype)
+    if before is not None:
+        reused = rows >= 0
+        column[reused] = before[rows[reused]]
+    column[fresh] = np.array(values, dtype=dtype)
+    return column
+
+
+def _signals(
+    previous: ReadIndex | None, rows: NDArray[np.int64], fresh: NDArray[np.intp], parsed: list[Lesson]
+) -> Signals:
+    """Each lesson's signals: the previous index's for reused rows, the parsed lessons' for the others."""
+    made = Signals.of(parsed)
+    before = previous.recall.signals if previous is not None else None
+    reused = rows >= 0
+
+    def column(name: str) -> NDArray[Any]:
+        mine = getattr(made, name)
+        values = np.empty(len(rows), dtype=mine.dtype)
+        if before is not None:
+            values[reused] = getattr(before, name)[rows[reused]]
+        values[fresh] = mine
+        return values
+
+    live = np.ones(len(rows), dtype=np.bool_)
+    return Signals(column("stamps"), column("seen"), column("injected"), column("pinned"), live)
+
+
+def _links(
+    previous: ReadIndex | None, rows: NDArray[np.int64], parsed: list[Lesson]
+) -> tuple[NDArray[np.int32], list[str]]:
+    """Each lesson's link as a number into the names (by first occurrence), -1 for none."""
+    names: dict[str, int] = {}
+    before = previous.link_names if previous is not None else ()
+    numbers = np.full(len(rows), -1, dtype=np.int32)
+    parsed_links = iter(lesson.link for lesson in parsed)
+    old = previous.links if previous is not None else None
+    for at, row in enumerate(rows.tolist()):
+        if row >= 0 and old is not None:
+            number = int(old[row])
+            link = before[number] if number >= 0 else None
+        else:
+            link = next(parsed_links)
+        if link is not None:
+            numbers[at] = names.setdefault(link, len(names))
+    return numbers, list(names)
+
+
+def _keyword_index(
+    previous: ReadIndex | None,
+    rows: NDArray[np.int64],
+    keys: NDArray[np.bytes_],
+    signals: Signals,
+    links: NDArray[np.int32],
+    parsed: list[Lesson],
+    weights: KeywordWeights,
+) -> LessonIndex:
+    """The previous keyword index when nothing it depends on changed, else one built from the gathered terms."""
+    if previous is not None:
+        before = previous.recall
+        same = (
+            np.array_equal(keys, previous.keys)
+            and np.array_equal(signals.stamps, before.signals.stamps)
+            and np.array_equal(links, previous.links)
+        )
+        if same:
+            return before.index
+        by_text = previous.rows_by_key
+        sources = rows.copy()
+        fresh_at = np.flatnonzero(rows < 0)
+        for at, lesson_key in zip(fresh_at.tolist(), keys[fresh_at].tolist(), strict=True):
+            sources[at] = by_text.get(lesson_key, -1)
+        texts = [lesson.text for lesson, source in zip(parsed, sources[fresh_at].tolist(), strict=True) if source < 0]
+        terms = before.index.terms.gathered(sources, terms_of(texts))
+    else:
+        terms = LessonTerms.of(terms_of([lesson.text for lesson in parsed]))
+    return LessonIndex.of_terms(terms, signals.stamps, links.astype(np.int64), weights)
