@@ -1,7 +1,7 @@
 """Deriving a text's read index, reusing what a previous index knew of the lines both texts share.
 
-A scan of the lines finds the live lessons as `parse` would: a line whose key (see read_index.line_key) the
-previous index holds is the same lesson under the same header, so its row is taken as it is; any other line is
+A scan of the lines finds the live lessons as `parse` would: a line the previous index holds under the same header
+(both lines' keys, see read_index.line_key) is the same lesson, so its row is taken as it is; any other line is
 parsed. A parsed lesson whose exact text the previous index knew takes its terms from there; only new texts are
 analysed. When the lessons, their dates and links are all as before (a count changed), the keyword index itself is
 reused; otherwise it is built from the gathered terms. The result is the index `derive(text, None)` would give.
@@ -16,12 +16,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nightwatch.domain.memory.format import Section, header_section, is_header, lesson_in
-from nightwatch.domain.memory.read_index import ID, KEY, LINE_KEY, ReadIndex, line_key
+from nightwatch.domain.memory.read_index import ABOVE_SECTIONS, ID, KEY, ReadIndex, line_key
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import KeywordWeights, LessonIndex, LessonTerms, RecallIndex, Signals, terms_of
 from nightwatch.domain.vectors import vector_key
 
-_BULLET_STARTS = frozenset("-*+•0123456789 \t")  # format.parse's: only such a line can be a lesson
+_BULLET_STARTS = frozenset("-*+•0123456789 \t")  # as format.parse: only a line starting so can be a lesson
 
 
 @dataclass(frozen=True)
@@ -34,18 +34,23 @@ class Derived:
 
 @dataclass
 class _Scan:
-    """The live lessons found in a text: each one's line, header, key and previous row (-1: parsed here)."""
+    """The live lessons found in a text: each one's line and header line (numbers), their keys, and its previous row
+    (-1: parsed here)."""
 
-    lines: list[tuple[int, int]]
-    headers: list[tuple[int, int]]
-    line_keys: list[bytes]
+    lines: list[int]
+    headers: list[int]
+    line_keys: list[int]
+    header_keys: list[int]
     rows: list[int]
     parsed: dict[int, Lesson]
 
 
 def derive(text: str, digest: str, previous: ReadIndex | None, weights: KeywordWeights) -> Derived:
     """The read index of `text` (whose digest is `digest`), reusing `previous`'s rows where it can."""
-    scan = _scan(text, previous.rows if previous is not None else {})
+    raw_lines = text.split("\n")
+    if raw_lines[-1] == "":
+        raw_lines.pop()
+    scan = _scan(raw_lines, previous.rows if previous is not None else {})
     rows = np.array(scan.rows, dtype=np.int64)
     fresh = np.flatnonzero(rows < 0)
     parsed = [scan.parsed[int(at)] for at in fresh]
@@ -54,13 +59,16 @@ def derive(text: str, digest: str, previous: ReadIndex | None, weights: KeywordW
         previous.keys if previous else None, rows, fresh, [vector_key(lesson.text) for lesson in parsed], KEY
     )
     signals = _signals(previous, rows, fresh, parsed)
-    links, names = _links(previous, rows, parsed)
+    links, names = _links(previous, rows, fresh, parsed)
     recall = RecallIndex(_keyword_index(previous, rows, keys, signals, links, parsed, weights), signals)
+    starts = np.zeros(len(raw_lines) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, raw_lines), dtype=np.int64, count=len(raw_lines)) + 1, out=starts[1:])
     index = ReadIndex(
         digest=digest,
-        lines=np.array(scan.lines, dtype=np.int64).reshape(-1, 2),
-        headers=np.array(scan.headers, dtype=np.int64).reshape(-1, 2),
-        line_keys=np.array(scan.line_keys, dtype=LINE_KEY),
+        lines=_spans(starts, np.array(scan.lines, dtype=np.int64)),
+        headers=_spans(starts, np.array(scan.headers, dtype=np.int64)),
+        line_keys=np.array(scan.line_keys, dtype=np.uint64),
+        header_keys=np.array(scan.header_keys, dtype=np.uint64),
         ids=ids,
         keys=keys,
         links=links,
@@ -70,36 +78,40 @@ def derive(text: str, digest: str, previous: ReadIndex | None, weights: KeywordW
     return Derived(index, scan.parsed)
 
 
-def _scan(text: str, known: dict[bytes, int]) -> _Scan:
+def _spans(starts: NDArray[np.int64], numbers: NDArray[np.int64]) -> NDArray[np.int64]:
+    """(start, end) in the text of each line by number; (-1, -1) for number -1."""
+    spans = np.stack([starts[numbers], starts[numbers + 1] - 1], axis=1).reshape(-1, 2)
+    spans[numbers < 0] = -1
+    return spans
+
+
+def _scan(raw_lines: list[str], known: dict[tuple[int, int], int]) -> _Scan:
     """Walk the lines as `parse` does; parse only those `known` does not hold (and a header only when one needs it)."""
-    scan = _Scan([], [], [], [], {})
-    raw_lines = text.split("\n")
-    if raw_lines[-1] == "":
-        raw_lines.pop()
-    header: str | None = None
-    header_span = (-1, -1)
+    scan = _Scan([], [], [], [], [], {})
+    header, header_at, header_key = None, -1, ABOVE_SECTIONS
     section: Section | None = Section(header=None)
-    start = 0
-    for raw in raw_lines:
-        end = start + len(raw)
-        if raw[:1] == "#" and is_header(raw):
-            header, header_span, section = raw, (start, end), None
-        elif raw[:1] in _BULLET_STARTS:
-            key = line_key(header, raw)
-            row = known.get(key, -1)
-            if row < 0:
-                if section is None:
-                    section = header_section(header)
-                lesson = lesson_in(raw, section) if section is not None else None
-                if lesson is None or lesson.stale:
-                    start = end + 1
-                    continue
-                scan.parsed[len(scan.rows)] = lesson
-            scan.lines.append((start, end))
-            scan.headers.append(header_span)
-            scan.line_keys.append(key)
-            scan.rows.append(row)
-        start = end + 1
+    for number, raw in enumerate(raw_lines):
+        first = raw[:1]
+        if first == "#":
+            if is_header(raw):
+                header, header_at, header_key, section = raw, number, line_key(raw), None
+            continue
+        if first not in _BULLET_STARTS:
+            continue
+        key = line_key(raw)
+        row = known.get((header_key, key), -1)
+        if row < 0:
+            if section is None:
+                section = header_section(header)
+            lesson = lesson_in(raw, section) if section is not None else None
+            if lesson is None or lesson.stale:
+                continue
+            scan.parsed[len(scan.rows)] = lesson
+        scan.lines.append(number)
+        scan.headers.append(header_at)
+        scan.line_keys.append(key)
+        scan.header_keys.append(header_key)
+        scan.rows.append(row)
     return scan
 
 
@@ -136,23 +148,27 @@ def _signals(
 
 
 def _links(
-    previous: ReadIndex | None, rows: NDArray[np.int64], parsed: list[Lesson]
+    previous: ReadIndex | None, rows: NDArray[np.int64], fresh: NDArray[np.intp], parsed: list[Lesson]
 ) -> tuple[NDArray[np.int32], list[str]]:
-    """Each lesson's link as a number into the names (by first occurrence), -1 for none."""
-    names: dict[str, int] = {}
+    """Each lesson's link as a number into the names, numbered by first occurrence; -1 for none."""
     before = previous.link_names if previous is not None else ()
+    numbers_of = {name: number for number, name in enumerate(before)}  # then the new names, numbered after them
+    wide = np.full(len(rows), -1, dtype=np.int64)  # numbers into the names in numbers_of
+    if previous is not None:
+        reused = rows >= 0
+        wide[reused] = previous.links[rows[reused]]
+    wide[fresh] = [
+        -1 if lesson.link is None else numbers_of.setdefault(lesson.link, len(numbers_of)) for lesson in parsed
+    ]
+    present = wide >= 0
+    unique, first, inverse = np.unique(wide[present], return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    renumbered = np.empty(len(order), dtype=np.int32)
+    renumbered[order] = np.arange(len(order), dtype=np.int32)
     numbers = np.full(len(rows), -1, dtype=np.int32)
-    parsed_links = iter(lesson.link for lesson in parsed)
-    old = previous.links if previous is not None else None
-    for at, row in enumerate(rows.tolist()):
-        if row >= 0 and old is not None:
-            number = int(old[row])
-            link = before[number] if number >= 0 else None
-        else:
-            link = next(parsed_links)
-        if link is not None:
-            numbers[at] = names.setdefault(link, len(names))
-    return numbers, list(names)
+    numbers[present] = renumbered[inverse.reshape(-1)]
+    names = list(numbers_of)
+    return numbers, [names[link] for link in unique[order].tolist()]
 
 
 def _keyword_index(

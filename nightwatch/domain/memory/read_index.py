@@ -1,10 +1,10 @@
 """A memory's read index: what a read derives from one text, kept beside it so a new process need not derive it again.
 
 Parsing, analysing and indexing a memory of 10,000 lessons takes most of a second in Python; loading these arrays
-takes a few milliseconds. For each live lesson (file order) the index holds where its line and its section's
-header are in the text, a key of that line (a hash of it and its header), its id, vector key and link, and the set's
-recall index (keyword index, each lesson's own terms and signals). A read then parses only the lines of the lessons
-it packs (`IndexedLessons`).
+takes a few milliseconds. For each live lesson (file order) the index holds where its line and its section's header
+line are in the text, a key (hash) of each of those two lines, its id, vector key and link, and the set's recall
+index (keyword index, each lesson's own terms and signals). A read then parses only the lines of the lessons it
+packs (`IndexedLessons`).
 
 It is made for one exact text (a hash of it, and the version of what it holds). Made for another text, it still
 knows every line it had: deriving the index of a changed text (derive.py) reuses the rows of the lines both share,
@@ -34,8 +34,8 @@ from nightwatch.domain.recall import KeywordWeights, RecallIndex
 VERSION = 1
 ID = "S8"
 KEY = "S16"
-LINE_KEY = "S12"
 _DIGEST = "S64"
+ABOVE_SECTIONS = 0  # the header key of lines above every section header
 
 
 def text_digest(text: str) -> str:
@@ -43,10 +43,9 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def line_key(header: str | None, line: str) -> bytes:
-    """What a lesson's line is across texts: a hash of the line and its section's header (None: above every one)."""
-    both = line if header is None else f"{header}\n{line}"
-    return hashlib.blake2b(both.encode("utf-8", "surrogatepass"), digest_size=12, person=b"nw-line").digest()
+def line_key(line: str) -> int:
+    """What a line is across texts: 64 bits of a hash of it (a lesson's line, or its section's header line)."""
+    return int.from_bytes(hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
 
 def _strings(arrays: Arrays, name: str) -> list[str]:
@@ -63,7 +62,8 @@ class ReadIndex:
         digest: str,
         lines: NDArray[np.int64],
         headers: NDArray[np.int64],
-        line_keys: NDArray[np.bytes_],
+        line_keys: NDArray[np.uint64],
+        header_keys: NDArray[np.uint64],
         ids: NDArray[np.bytes_],
         keys: NDArray[np.bytes_],
         links: NDArray[np.int32],
@@ -73,7 +73,8 @@ class ReadIndex:
         self.digest = digest
         self.lines = lines  # (n, 2): start and end of each live lesson's line in the text
         self.headers = headers  # (n, 2): its section's header line; (-1, -1) above any section
-        self.line_keys = line_keys
+        self.line_keys = line_keys  # line_key of each lesson's line, and of its section's header line
+        self.header_keys = header_keys
         self.ids = ids
         self.keys = keys
         self.links = links  # each lesson's link: a position in link_names, -1 for none
@@ -92,6 +93,7 @@ class ReadIndex:
             "lines": self.lines,
             "headers": self.headers,
             "line_keys": self.line_keys,
+            "header_keys": self.header_keys,
             "ids": self.ids,
             "keys": self.keys,
             "links": self.links,
@@ -123,7 +125,8 @@ class ReadIndex:
             digest=digest,
             lines=lines,
             headers=headers,
-            line_keys=take(arrays, "line_keys", LINE_KEY, (count,)),
+            line_keys=take(arrays, "line_keys", np.uint64, (count,)),
+            header_keys=take(arrays, "header_keys", np.uint64, (count,)),
             ids=take(arrays, "ids", ID, (count,)),
             keys=take(arrays, "keys", KEY, (count,)),
             links=links,
@@ -136,9 +139,10 @@ class ReadIndex:
         return self.digest == digest and (not len(self) or int(self.lines[:, 1].max()) <= len(text))
 
     @cached_property
-    def rows(self) -> dict[bytes, int]:
-        """The row of each lesson line (see `line_key`)."""
-        return dict(zip(self.line_keys.tolist(), range(len(self)), strict=True))
+    def rows(self) -> dict[tuple[int, int], int]:
+        """The row of each lesson by (its header's key, its line's key): the same line under the same header."""
+        pairs = zip(self.header_keys.tolist(), self.line_keys.tolist(), strict=True)
+        return dict(zip(pairs, range(len(self)), strict=True))
 
     @cached_property
     def rows_by_key(self) -> dict[bytes, int]:
