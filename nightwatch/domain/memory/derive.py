@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nightwatch.domain.memory.format import Section, header_section, is_header, lesson_in
-from nightwatch.domain.memory.read_index import ABOVE_SECTIONS, ID, KEY, ReadIndex, line_key
+from nightwatch.domain.memory.read_index import ABOVE_SECTIONS, ID, KEY, Labels, ReadIndex, line_key
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import KeywordWeights, LessonIndex, LessonTerms, RecallIndex, Signals, terms_of
 from nightwatch.domain.vectors import vector_key
@@ -59,7 +59,7 @@ def derive(text: str, digest: str, previous: ReadIndex | None, weights: KeywordW
         previous.keys if previous else None, rows, fresh, [vector_key(lesson.text) for lesson in parsed], KEY
     )
     signals = _signals(previous, rows, fresh, parsed)
-    links, names = _links(previous, rows, fresh, parsed)
+    links = Labels.gathered(previous.links if previous else None, rows, fresh, [lesson.link for lesson in parsed])
     recall = RecallIndex(_keyword_index(previous, rows, keys, signals, links, parsed, weights), signals)
     starts = np.zeros(len(raw_lines) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, raw_lines), dtype=np.int64, count=len(raw_lines)) + 1, out=starts[1:])
@@ -69,10 +69,14 @@ def derive(text: str, digest: str, previous: ReadIndex | None, weights: KeywordW
         headers=_spans(starts, np.array(scan.headers, dtype=np.int64)),
         line_keys=np.array(scan.line_keys, dtype=np.uint64),
         header_keys=np.array(scan.header_keys, dtype=np.uint64),
+        texts=_texts(previous, rows, fresh, parsed, [raw_lines[scan.lines[at]] for at in fresh.tolist()]),
         ids=ids,
         keys=keys,
+        kinds=Labels.gathered(previous.kinds if previous else None, rows, fresh, [lesson.kind for lesson in parsed]),
         links=links,
-        link_names=names,
+        authors=Labels.gathered(
+            previous.authors if previous else None, rows, fresh, [lesson.author for lesson in parsed]
+        ),
         recall=recall,
     )
     return Derived(index, scan.parsed)
@@ -147,28 +151,22 @@ def _signals(
     return Signals(column("stamps"), column("seen"), column("injected"), column("pinned"), live)
 
 
-def _links(
-    previous: ReadIndex | None, rows: NDArray[np.int64], fresh: NDArray[np.intp], parsed: list[Lesson]
-) -> tuple[NDArray[np.int32], list[str]]:
-    """Each lesson's link as a number into the names, numbered by first occurrence; -1 for none."""
-    before = previous.link_names if previous is not None else ()
-    numbers_of = {name: number for number, name in enumerate(before)}  # then the new names, numbered after them
-    wide = np.full(len(rows), -1, dtype=np.int64)  # numbers into the names in numbers_of
+def _texts(
+    previous: ReadIndex | None,
+    rows: NDArray[np.int64],
+    fresh: NDArray[np.intp],
+    parsed: list[Lesson],
+    lines: list[str],
+) -> NDArray[np.int32]:
+    """Where each lesson's text is in its line (a lesson's text is always a piece of its line)."""
+    spans = np.zeros((len(rows), 2), dtype=np.int32)
     if previous is not None:
         reused = rows >= 0
-        wide[reused] = previous.links[rows[reused]]
-    wide[fresh] = [
-        -1 if lesson.link is None else numbers_of.setdefault(lesson.link, len(numbers_of)) for lesson in parsed
-    ]
-    present = wide >= 0
-    unique, first, inverse = np.unique(wide[present], return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    renumbered = np.empty(len(order), dtype=np.int32)
-    renumbered[order] = np.arange(len(order), dtype=np.int32)
-    numbers = np.full(len(rows), -1, dtype=np.int32)
-    numbers[present] = renumbered[inverse.reshape(-1)]
-    names = list(numbers_of)
-    return numbers, [names[link] for link in unique[order].tolist()]
+        spans[reused] = previous.texts[rows[reused]]
+    for at, lesson, line in zip(fresh.tolist(), parsed, lines, strict=True):
+        start = line.find(lesson.text)
+        spans[at] = (start, start + len(lesson.text))
+    return spans
 
 
 def _keyword_index(
@@ -176,7 +174,7 @@ def _keyword_index(
     rows: NDArray[np.int64],
     keys: NDArray[np.bytes_],
     signals: Signals,
-    links: NDArray[np.int32],
+    links: Labels,
     parsed: list[Lesson],
     weights: KeywordWeights,
 ) -> LessonIndex:
@@ -186,7 +184,7 @@ def _keyword_index(
         same = (
             np.array_equal(keys, previous.keys)
             and np.array_equal(signals.stamps, before.signals.stamps)
-            and np.array_equal(links, previous.links)
+            and np.array_equal(links.numbers, previous.links.numbers)
         )
         if same:
             return before.index
@@ -199,4 +197,4 @@ def _keyword_index(
         terms = before.index.terms.gathered(sources, terms_of(texts))
     else:
         terms = LessonTerms.of(terms_of([lesson.text for lesson in parsed]))
-    return LessonIndex.of_terms(terms, signals.stamps, links.astype(np.int64), weights)
+    return LessonIndex.of_terms(terms, signals.stamps, links.numbers.astype(np.int64), weights)

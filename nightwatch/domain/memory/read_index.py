@@ -1,10 +1,10 @@
 """A memory's read index: what a read derives from one text, kept beside it so a new process need not derive it again.
 
 Parsing, analysing and indexing a memory of 10,000 lessons takes most of a second in Python; loading these arrays
-takes a few milliseconds. For each live lesson (file order) the index holds where its line and its section's header
-line are in the text, a key (hash) of each of those two lines, its id, vector key and link, and the set's recall
-index (keyword index, each lesson's own terms and signals). A read then parses only the lines of the lessons it
-packs (`IndexedLessons`).
+takes a few milliseconds. For each live lesson (file order) the index holds where its line, its section's header
+line and its text are in the text, a key (hash) of each of those two lines, its id, vector key, kind, link and
+author, and the set's recall index (keyword index, each lesson's own terms and signals: date, counts, pin). A read
+builds only the lessons it packs, from these (indexed.py).
 
 It is made for one exact text (a hash of it, and the version of what it holds). Made for another text, it still
 knows every line it had: deriving the index of a changed text (derive.py) reuses the rows of the lines both share,
@@ -15,17 +15,16 @@ do not make an index (damaged, another version or keyword weights) are no index 
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nightwatch.domain.arrays import Arrays, take
-from nightwatch.domain.errors import StorageError
-from nightwatch.domain.memory.format import Section, header_section, lesson_in
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import KeywordWeights, RecallIndex
 
@@ -36,6 +35,7 @@ ID = "S8"
 KEY = "S16"
 _DIGEST = "S64"
 ABOVE_SECTIONS = 0  # the header key of lines above every section header
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def text_digest(text: str) -> str:
@@ -53,6 +53,52 @@ def _strings(arrays: Arrays, name: str) -> list[str]:
     return encoded.tobytes().decode("utf-8").split("\n") if len(encoded) else []
 
 
+@dataclass(frozen=True, eq=False)
+class Labels:
+    """A label of each lesson (its link, kind or author) as a number into `names`, by first occurrence; -1: none."""
+
+    numbers: NDArray[np.int32]
+    names: tuple[str, ...]
+
+    @classmethod
+    def gathered(
+        cls, previous: Labels | None, rows: NDArray[np.int64], fresh: NDArray[np.intp], values: Sequence[str | None]
+    ) -> Labels:
+        """Labels of lessons that are `previous`'s rows where rows[i] >= 0, else the next of `values` (at `fresh`)."""
+        before = previous.names if previous is not None else ()
+        numbers_of = {name: number for number, name in enumerate(before)}  # then the new names, after them
+        wide = np.full(len(rows), -1, dtype=np.int64)
+        if previous is not None:
+            reused = rows >= 0
+            wide[reused] = previous.numbers[rows[reused]]
+        wide[fresh] = [-1 if value is None else numbers_of.setdefault(value, len(numbers_of)) for value in values]
+        present = wide >= 0
+        unique, first, inverse = np.unique(wide[present], return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        renumbered = np.empty(len(order), dtype=np.int32)
+        renumbered[order] = np.arange(len(order), dtype=np.int32)
+        numbers = np.full(len(rows), -1, dtype=np.int32)
+        numbers[present] = renumbered[inverse.reshape(-1)]
+        names = list(numbers_of)
+        return cls(numbers, tuple(names[number] for number in unique[order].tolist()))
+
+    def value(self, row: int) -> str | None:
+        number = int(self.numbers[row])
+        return self.names[number] if number >= 0 else None
+
+    def arrays(self, name: str) -> dict[str, NDArray[Any]]:
+        joined = "\n".join(self.names).encode("utf-8")
+        return {f"{name}s": self.numbers, f"{name}_names": np.frombuffer(joined, dtype=np.uint8)}
+
+    @classmethod
+    def from_arrays(cls, arrays: Arrays, name: str, count: int) -> Labels:
+        numbers = take(arrays, f"{name}s", np.int32, (count,))
+        names = _strings(arrays, f"{name}_names")
+        if count and (int(numbers.min()) < -1 or int(numbers.max()) >= len(names)):
+            raise ValueError(f"a lesson's {name} is out of range")
+        return cls(numbers, tuple(names))
+
+
 class ReadIndex:
     """What a read derives from one text, by live lesson in file order; see the module docstring."""
 
@@ -64,10 +110,12 @@ class ReadIndex:
         headers: NDArray[np.int64],
         line_keys: NDArray[np.uint64],
         header_keys: NDArray[np.uint64],
+        texts: NDArray[np.int32],
         ids: NDArray[np.bytes_],
         keys: NDArray[np.bytes_],
-        links: NDArray[np.int32],
-        link_names: Sequence[str],
+        kinds: Labels,
+        links: Labels,
+        authors: Labels,
         recall: RecallIndex,
     ) -> None:
         self.digest = digest
@@ -75,10 +123,12 @@ class ReadIndex:
         self.headers = headers  # (n, 2): its section's header line; (-1, -1) above any section
         self.line_keys = line_keys  # line_key of each lesson's line, and of its section's header line
         self.header_keys = header_keys
+        self.texts = texts  # (n, 2): where the lesson's text is in its line
         self.ids = ids
         self.keys = keys
-        self.links = links  # each lesson's link: a position in link_names, -1 for none
-        self.link_names = tuple(link_names)
+        self.kinds = kinds
+        self.links = links
+        self.authors = authors
         self.recall = recall
 
     def __len__(self) -> int:
@@ -94,10 +144,12 @@ class ReadIndex:
             "headers": self.headers,
             "line_keys": self.line_keys,
             "header_keys": self.header_keys,
+            "texts": self.texts,
             "ids": self.ids,
             "keys": self.keys,
-            "links": self.links,
-            "link_names": np.frombuffer("\n".join(self.link_names).encode("utf-8"), dtype=np.uint8),
+            **self.kinds.arrays("kind"),
+            **self.links.arrays("link"),
+            **self.authors.arrays("author"),
         }
 
     @classmethod
@@ -113,13 +165,14 @@ class ReadIndex:
         count = recall.size
         lines = take(arrays, "lines", np.int64, (count, 2))
         headers = take(arrays, "headers", np.int64, (count, 2))
-        links = take(arrays, "links", np.int32, (count,))
-        link_names = _strings(arrays, "link_names")
+        texts = take(arrays, "texts", np.int32, (count, 2))
         if count and not _spans_ordered(lines, headers):
             raise ValueError("the lessons' lines are out of order")
-        if count and (int(links.min()) < -1 or int(links.max()) >= len(link_names)):
-            raise ValueError("a lesson's link is out of range")
-        if not bool(recall.signals.live.all()):
+        if count and not bool(
+            ((texts[:, 0] >= 0) & (texts[:, 0] <= texts[:, 1]) & (texts[:, 1] <= lines[:, 1] - lines[:, 0])).all()
+        ):
+            raise ValueError("a lesson's text lies outside its line")
+        if not np.isfinite(recall.signals.stamps).all() or not bool(recall.signals.live.all()):
             raise ValueError("a superseded lesson is listed as live")
         return cls(
             digest=digest,
@@ -127,10 +180,12 @@ class ReadIndex:
             headers=headers,
             line_keys=take(arrays, "line_keys", np.uint64, (count,)),
             header_keys=take(arrays, "header_keys", np.uint64, (count,)),
+            texts=texts,
             ids=take(arrays, "ids", ID, (count,)),
             keys=take(arrays, "keys", KEY, (count,)),
-            links=links,
-            link_names=link_names,
+            kinds=Labels.from_arrays(arrays, "kind", count),
+            links=Labels.from_arrays(arrays, "link", count),
+            authors=Labels.from_arrays(arrays, "author", count),
             recall=recall,
         )
 
@@ -152,9 +207,22 @@ class ReadIndex:
     def vector_keys(self) -> tuple[str, ...]:
         return tuple(self.keys.astype("U16").tolist())
 
-    def link_of(self, row: int) -> str | None:
-        number = int(self.links[row])
-        return self.link_names[number] if number >= 0 else None
+    def lesson(self, row: int, text: str) -> Lesson:
+        """The lesson of this row, from what the index holds and its text's place in `text` (no parsing)."""
+        start = int(self.lines[row, 0])
+        begin, end = self.texts[row].tolist()
+        signals = self.recall.signals
+        return Lesson(
+            id=self.ids[row].decode("ascii", "replace"),
+            text=text[start + begin : start + end],
+            recorded_at=_EPOCH + timedelta(seconds=float(signals.stamps[row])),
+            kind=self.kinds.value(row) or "note",
+            link=self.links.value(row),
+            pinned=bool(signals.pinned[row]),
+            seen=int(signals.seen[row]),
+            injected=int(signals.injected[row]),
+            author=self.authors.value(row),
+        )
 
 
 def _spans_ordered(lines: NDArray[np.int64], headers: NDArray[np.int64]) -> bool:
@@ -166,72 +234,3 @@ def _spans_ordered(lines: NDArray[np.int64], headers: NDArray[np.int64]) -> bool
         ((above & (headers[:, 1] < 0)) | (~above & (headers[:, 1] < starts) & (headers[:, 0] <= headers[:, 1]))).all()
     )
     return ordered and headed
-
-
-class IndexedLessons(Sequence[Lesson]):
-    """The live lessons of a text, each read from its own line the first time it is asked for."""
-
-    def __init__(
-        self,
-        text: str,
-        index: ReadIndex,
-        where: str,
-        on_mismatch: Callable[[], None],
-        known: dict[int, Lesson] | None = None,
-    ) -> None:
-        self._text = text
-        self._index = index
-        self._where = where
-        self._on_mismatch = on_mismatch
-        self._items: list[Lesson | None] = [None] * len(index)
-        self._positions: dict[int, int] = {}
-        self._sections: dict[int, Section | None] = {}
-        self._lock = threading.Lock()
-        for at, lesson in (known or {}).items():
-            self._items[at] = lesson
-            self._positions[id(lesson)] = at
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    @overload
-    def __getitem__(self, at: int) -> Lesson: ...
-    @overload
-    def __getitem__(self, at: slice) -> Sequence[Lesson]: ...
-    def __getitem__(self, at: int | slice) -> Lesson | Sequence[Lesson]:
-        if isinstance(at, slice):
-            return [self[i] for i in range(*at.indices(len(self)))]
-        if at < 0:
-            at += len(self)
-        known = self._items[at]
-        return known if known is not None else self._read(at)
-
-    def __iter__(self) -> Iterator[Lesson]:
-        return (self[i] for i in range(len(self)))
-
-    def position(self, lesson: Lesson) -> int | None:
-        """Where this very lesson object sits, if it came from here."""
-        return self._positions.get(id(lesson))
-
-    def _read(self, at: int) -> Lesson:
-        (start, end), top = self._index.lines[at].tolist(), int(self._index.headers[at, 0])
-        section = self._section(top, int(self._index.headers[at, 1]))
-        lesson = lesson_in(self._text[start:end], section) if section is not None else None
-        if lesson is None or lesson.stale or lesson.id != self._index.ids[at].decode("ascii", "replace"):
-            self._on_mismatch()
-            raise StorageError(
-                f"The read index kept beside {self._where} does not match the memory's text, so this read stopped; "
-                "the next read parses the text and replaces the index. Nothing in the memory itself was changed."
-            )
-        with self._lock:
-            known = self._items[at]
-            if known is not None:
-                return known
-            self._items[at] = lesson
-            self._positions[id(lesson)] = at
-        return lesson
-
-    def _section(self, top: int, bottom: int) -> Section | None:
-        if top not in self._sections:
-            self._sections[top] = header_section(self._text[top:bottom] if top >= 0 else None)
-        return self._sections[top]

@@ -16,7 +16,8 @@ from nightwatch.domain.memory import cache as cache_module
 from nightwatch.domain.memory import reading as reading_module
 from nightwatch.domain.memory.derive import derive
 from nightwatch.domain.memory.format import is_header, parse
-from nightwatch.domain.memory.read_index import VERSION, IndexedLessons, ReadIndex, text_digest
+from nightwatch.domain.memory.indexed import IndexedLessons
+from nightwatch.domain.memory.read_index import VERSION, ReadIndex, text_digest
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import KeywordWeights, Recall
@@ -86,7 +87,9 @@ def test_an_index_keeps_the_ids_vector_keys_and_signals_of_the_live_lessons() ->
     assert index.vector_keys() == tuple(vector_key(lesson.text) for lesson in live)
     assert index.recall.signals.seen.tolist() == [lesson.seen for lesson in live]
     assert index.recall.signals.pinned.tolist() == [lesson.pinned for lesson in live]
-    assert [index.link_of(row) for row in range(len(index))] == [lesson.link for lesson in live]
+    assert [index.links.value(row) for row in range(len(index))] == [lesson.link for lesson in live]
+    assert [index.authors.value(row) for row in range(len(index))] == [lesson.author for lesson in live]
+    assert [index.lesson(row, TEXT) for row in range(len(index))] == live
 
 
 def test_an_index_fits_only_the_text_it_was_made_for() -> None:
@@ -119,6 +122,8 @@ def moved(arrays: dict[str, NDArray[Any]], name: str, change: Callable[[NDArray[
         ("keys", lambda a: a[:3], "shape"),
         ("line_keys", lambda a: a.astype("S16"), "holds"),
         ("links", lambda a: a + 100, "link is out of range"),
+        ("kinds", lambda a: a - 5, "kind is out of range"),
+        ("texts", lambda a: a + 10_000, "outside its line"),
         ("live", np.zeros_like, "superseded"),
         ("version", lambda a: a + 1, "another version"),
     ],
@@ -132,7 +137,7 @@ def test_arrays_that_do_not_make_an_index_are_refused(
 
 def test_a_line_that_does_not_hold_its_lesson_fails_the_read_clearly_and_reports_the_index() -> None:
     arrays = copied(index_of(TEXT))
-    arrays["ids"] = arrays["ids"][::-1].copy()  # each line now says it holds another lesson
+    arrays["texts"] = arrays["texts"] + np.array([1, 0], dtype=np.int32)  # each text now starts a letter late
     reported: list[bool] = []
     lessons = loaded(TEXT, arrays, lambda: reported.append(True))
     with pytest.raises(StorageError, match="read index kept beside Priya's memory of p does not match"):
@@ -204,7 +209,7 @@ def test_a_count_that_changed_keeps_the_keyword_index_and_a_new_lesson_rebuilds_
 # so a last-bit difference of a maths library cannot change it). When a change to format.py, keywords.py, stemmer.py
 # or index.py changes it, bump read_index.VERSION (an index made by the old code would be read as current) and
 # then record the new fingerprint here.
-FINGERPRINT = (1, "8a33d397e37ce342")
+FINGERPRINT = (1, "fe01e0d621dbe0f2")
 
 
 def fingerprint(index: ReadIndex) -> str:
