@@ -163,9 +163,9 @@ def _texts(
     if previous is not None:
         reused = rows >= 0
         spans[reused] = previous.texts[rows[reused]]
-    for at, lesson, line in zip(fresh.tolist(), parsed, lines, strict=True):
-        start = line.find(lesson.text)
-        spans[at] = (start, start + len(lesson.text))
+    starts = [line.find(lesson.text) for lesson, line in zip(parsed, lines, strict=True)]
+    spans[fresh, 0] = starts
+    spans[fresh, 1] = [start + len(lesson.text) for start, lesson in zip(starts, parsed, strict=True)]
     return spans
 
 
