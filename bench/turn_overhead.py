@@ -1,13 +1,14 @@
 """Per-turn overhead of a deliberation outside the model: memory read and rank, prompt compile, persistence.
 
-    python -m bench.turn_overhead [--runs 40]
+    python -m bench.turn_overhead [--runs 40] [--shared]
 
 It runs real deliberations with the real engine, MemoryService over FileMemoryStore (150-line memory files for the
 4 default personas, in a temporary NIGHTWATCH_HOME) and SqlDeliberationLog on a SQLite file, with a model that
 answers instantly. A turn's overhead is the time between the end of one persona's model call and the start of the
 next persona's: posting and storing the reply, then the next turn's thread window, memory read, ranking and
 compile. It prints p50 and p95 in milliseconds; the target is p95 < 10 ms. Reflection is switched off here: it runs
-once after a deliberation, not per turn.
+once after a deliberation, not per turn. With `--shared` every persona shares its lessons with all (personas and
+shares in the SQLite database), so each turn also reads and ranks its three teammates' 150-line memories.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from nightwatch.adapters.db import SqlDeliberationLog, make_engine, upgrade
+from nightwatch.adapters.db import SqlDeliberationLog, SqlPersonaRepository, SqlShareRepository, make_engine, upgrade
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, SharedBlock, SharingService
 from nightwatch.domain.models import (
     Lesson,
     LLMRequest,
@@ -36,10 +37,13 @@ from nightwatch.domain.models import (
     Persona,
     Purpose,
     ReflectionContext,
+    Share,
+    ShareContent,
     ThreadMessage,
     Usage,
     Verdict,
 )
+from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
 
@@ -107,6 +111,20 @@ class BenchMemory:
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: list[str]) -> None:
         return None
+
+
+class TimedSharing:
+    """The real SharingService's read, timed."""
+
+    def __init__(self, sharing: SharingService, timings: dict[str, list[float]]) -> None:
+        self._sharing = sharing
+        self._timings = timings
+
+    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+        started = time.perf_counter()
+        block = self._sharing.read(persona, project, topic, thread=thread)
+        self._timings["shared read + rank"].append(time.perf_counter() - started)
+        return block
 
 
 class TimedCompiler(SoulCompiler):
@@ -191,7 +209,7 @@ def turn_gaps(calls: Sequence[tuple[Purpose, float, float]]) -> list[float]:
     return gaps
 
 
-def run(runs: int, report: Callable[[str], None] = print) -> dict[str, float]:
+def run(runs: int, report: Callable[[str], None] = print, *, shared: bool = False) -> dict[str, float]:
     """Run the benchmark; return p50/p95 of the per-turn overhead in milliseconds."""
     with tempfile.TemporaryDirectory(prefix="nw-bench-") as home:
         root = Path(home)
@@ -203,18 +221,37 @@ def run(runs: int, report: Callable[[str], None] = print) -> dict[str, float]:
         db = make_engine(f"sqlite:///{root / 'nightwatch.db'}")
         try:
             upgrade(db)
-            return _measure(store, personas, db, runs, report)
+            return _measure(store, personas, db, runs, report, shared=shared)
         finally:
             db.dispose()
 
 
 def _measure(
-    store: FileMemoryStore, personas: list[Persona], db: Any, runs: int, report: Callable[[str], None]
+    store: FileMemoryStore,
+    personas: list[Persona],
+    db: Any,
+    runs: int,
+    report: Callable[[str], None],
+    *,
+    shared: bool = False,
 ) -> dict[str, float]:
-    timings: dict[str, list[float]] = {"memory read + rank": [], "compile": [], "persist turn": []}
+    timings: dict[str, list[float]] = {
+        "memory read + rank": [],
+        "shared read + rank": [],
+        "compile": [],
+        "persist turn": [],
+    }
     model = InstantModel()
     clock = Clock()
     memory = MemoryService(store=store, llm=model, clock=clock, recall=Recall(), policy=MemoryPolicy())
+    sharing = None
+    if shared:  # every persona shares with all: each turn reads its three teammates' memories too
+        repo, shares = SqlPersonaRepository(db), SqlShareRepository(db)
+        personas = [repo.add(persona) for persona in personas]
+        for persona in personas:
+            shares.put(Share(persona.id or 0, None, PROJECT, ShareContent.LESSONS, clock.now()))
+        lookup = PersonaService(repo=repo, store=store, clock=clock)
+        sharing = TimedSharing(SharingService(shares=shares, personas=lookup, memory=memory, clock=clock), timings)
     engine = DeliberationEngine(
         personas=Directory(personas),
         memory=BenchMemory(memory, timings),
@@ -223,6 +260,7 @@ def _measure(
         log=TimedLog(db, timings),
         clock=clock,
         policy=DeliberationPolicy(),
+        shared=sharing,
     )
     gaps: list[float] = []
     for i in range(runs + 1):
@@ -233,7 +271,10 @@ def _measure(
             gaps += turn_gaps(model.calls)
     ms = [gap * 1000 for gap in gaps]
     result = {"p50_ms": statistics.median(ms), "p95_ms": percentile(ms, 0.95), "turns": float(len(ms))}
-    report(f"per-turn overhead over {len(ms)} turns ({runs} deliberations, 4 personas, {LINES}-line memory files):")
+    also = ", each sharing with all" if shared else ""
+    report(
+        f"per-turn overhead over {len(ms)} turns ({runs} deliberations, 4 personas{also}, {LINES}-line memory files):"
+    )
     report(f"  p50 {result['p50_ms']:.2f} ms   p95 {result['p95_ms']:.2f} ms   (target p95 < {TARGET_P95_MS:.0f} ms)")
     for name, samples in timings.items():
         if samples:
@@ -245,8 +286,9 @@ def _measure(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=40, help="deliberations to time (default 40)")
+    parser.add_argument("--shared", action="store_true", help="every persona shares its lessons with all")
     args = parser.parse_args(argv)
-    result = run(args.runs)
+    result = run(args.runs, shared=args.shared)
     return 0 if result["p95_ms"] < TARGET_P95_MS else 1
 
 

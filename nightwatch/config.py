@@ -34,6 +34,7 @@ class MemoryLimits:
     compaction_target: int = 50
     half_life_days: float = 30.0
     dense: Literal["on", "off"] = "on"  # meaning recall (all-MiniLM-L6-v2 vectors)
+    shared_token_budget: int = 600  # most tokens of teammates' shared knowledge in one prompt (0: none)
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ class Settings:
             compaction_target=reader.integer("NIGHTWATCH_MEMORY_COMPACTION_TARGET", 50, minimum=5),
             half_life_days=reader.number("NIGHTWATCH_MEMORY_HALF_LIFE_DAYS", 30.0, minimum=0.1),
             dense=reader.choice("NIGHTWATCH_RECALL_DENSE", ("on", "off"), "on"),  # type: ignore[arg-type]
+            shared_token_budget=reader.integer("NIGHTWATCH_SHARED_TOKEN_BUDGET", 600, minimum=0),
         )
         if memory.compaction_target >= memory.max_lines:
             raise ConfigError(

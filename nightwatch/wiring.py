@@ -13,7 +13,14 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters import embeddings
 from nightwatch.adapters.clock import SystemClock
-from nightwatch.adapters.db import SlackState, SqlDeliberationLog, SqlPendingLessons, SqlPersonaRepository, make_engine
+from nightwatch.adapters.db import (
+    SlackState,
+    SqlDeliberationLog,
+    SqlPendingLessons,
+    SqlPersonaRepository,
+    SqlShareRepository,
+    make_engine,
+)
 from nightwatch.adapters.liveness import ProcessLiveness
 from nightwatch.adapters.memory_db import DatabaseMemoryStore
 from nightwatch.adapters.memory_files import FileMemoryStore
@@ -23,7 +30,7 @@ from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer, SharingService, TeachingService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import (
     LLM,
@@ -33,6 +40,7 @@ from nightwatch.domain.ports import (
     MemoryStore,
     PendingLessons,
     PersonaRepository,
+    ShareRepository,
 )
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
@@ -100,6 +108,11 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_shares(self, engine: Engine) -> ShareRepository:
+        return SqlShareRepository(engine)
+
+    @singleton
+    @provider
     def provide_log(self, engine: Engine) -> DeliberationLog:
         return SqlDeliberationLog(engine)
 
@@ -146,10 +159,21 @@ class NightWatchModule(Module):
         store: MemoryStore,
         clock: Clock,
         pending: PendingLessons,
+        shares: ShareRepository,
     ) -> PersonaService:
         # With memory in the database, a rename or delete moves it in the persona's own transaction.
         transactions = SqlPersonaTransactions(engine) if settings.memory_store == "database" else None
-        return PersonaService(repo=repo, store=store, clock=clock, pending=pending, transactions=transactions)
+        return PersonaService(
+            repo=repo, store=store, clock=clock, pending=pending, transactions=transactions, shares=shares
+        )
+
+    @singleton
+    @provider
+    def provide_sharing(
+        self, settings: Settings, shares: ShareRepository, personas: PersonaService, memory: MemoryService, clock: Clock
+    ) -> SharingService:
+        budget = settings.memory.shared_token_budget
+        return SharingService(shares=shares, personas=personas, memory=memory, clock=clock, token_budget=budget)
 
     @singleton
     @provider
@@ -168,6 +192,7 @@ class NightWatchModule(Module):
         log: DeliberationLog,
         clock: Clock,
         liveness: Liveness,
+        sharing: SharingService,
     ) -> DeliberationEngine:
         limits = settings.deliberation
         policy = DeliberationPolicy(
@@ -189,6 +214,7 @@ class NightWatchModule(Module):
             clock=clock,
             policy=policy,
             liveness=liveness,
+            shared=sharing,
         )
 
     @singleton
@@ -218,6 +244,11 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_teaching(self, memory: MemoryService, log: DeliberationLog, llm: LLM) -> TeachingService:
+        return TeachingService(memory=memory, log=log, llm=llm)
+
+    @singleton
+    @provider
     def provide_slack_app(
         self,
         settings: Settings,
@@ -228,6 +259,8 @@ class NightWatchModule(Module):
         state: SlackState,
         clock: Clock,
         proactive: ProactiveService,
+        teaching: TeachingService,
+        sharing: SharingService,
     ) -> SlackApp:
         return SlackApp(
             settings=settings.slack,
@@ -238,6 +271,8 @@ class NightWatchModule(Module):
             state=state,
             clock=clock,
             proactive=proactive,
+            teaching=teaching,
+            sharing=sharing,
         )
 
 

@@ -24,6 +24,7 @@ from nightwatch.domain.models import (
     PendingLesson,
     Persona,
     Purpose,
+    Share,
     ThreadMessage,
     Turn,
     Usage,
@@ -302,34 +303,96 @@ class InMemoryPendingLessons:
             raise StorageError("The database could not keep lessons for a retry (OperationalError); check it.")
 
 
+class InMemoryShareRepository:
+    """ShareRepository in a list, beside a persona repository: like the database's foreign keys, a share naming a
+    persona that repository no longer has is gone, and one naming an unknown persona is refused."""
+
+    def __init__(self, personas: InMemoryPersonaRepository) -> None:
+        self.personas = personas
+        self.rows: list[Share] = []
+        self.broken = False
+        self.received_calls = 0
+
+    def put(self, share: Share) -> Share | None:
+        self._check()
+        alive = self._alive()
+        if share.sharer_id not in alive or (share.receiver_id is not None and share.receiver_id not in alive):
+            raise NotFoundError("One of the personas of this share no longer exists.")
+        for at, row in enumerate(self.rows):
+            if (row.sharer_id, row.receiver_id, row.project) == (share.sharer_id, share.receiver_id, share.project):
+                self.rows[at] = replace(row, what=share.what)
+                return row
+        self.rows.append(share)
+        return None
+
+    def remove(self, sharer_id: int, receiver_id: int | None, project: str) -> Share | None:
+        self._check()
+        for row in self._live():
+            if (row.sharer_id, row.receiver_id, row.project) == (sharer_id, receiver_id, project):
+                self.rows.remove(row)
+                return row
+        return None
+
+    def list(self, *, project: str | None = None, persona_id: int | None = None) -> list[Share]:
+        self._check()
+        return [
+            row
+            for row in self._live()
+            if project in (None, row.project) and (persona_id is None or persona_id in (row.sharer_id, row.receiver_id))
+        ]
+
+    def received(self, receiver_id: int, project: str) -> list[Share]:
+        self._check()
+        self.received_calls += 1
+        return [row for row in self._live() if row.project == project and row.receiver_id in (None, receiver_id)]
+
+    def _alive(self) -> set[int | None]:
+        return {persona.id for persona in self.personas.list()}
+
+    def _live(self) -> list[Share]:
+        alive = self._alive()
+        self.rows = [r for r in self.rows if r.sharer_id in alive and (r.receiver_id is None or r.receiver_id in alive)]
+        return list(self.rows)
+
+    def _check(self) -> None:
+        if self.broken:
+            raise StorageError("The database could not read the shares (OperationalError); check it.")
+
+
 @dataclass(frozen=True)
 class InMemoryPersonaTransaction:
     personas: InMemoryPersonaRepository
     memory: InMemoryMemoryStore
     pending: InMemoryPendingLessons
+    shares: InMemoryShareRepository
 
 
 class InMemoryPersonaTransactions:
-    """PersonaTransactions over the in-memory fakes: a block that raises puts all three back as they were."""
+    """PersonaTransactions over the in-memory fakes: a block that raises puts all four back as they were."""
 
     def __init__(
-        self, repo: InMemoryPersonaRepository, store: InMemoryMemoryStore, pending: InMemoryPendingLessons
+        self,
+        repo: InMemoryPersonaRepository,
+        store: InMemoryMemoryStore,
+        pending: InMemoryPendingLessons,
+        shares: InMemoryShareRepository | None = None,
     ) -> None:
-        self.open = InMemoryPersonaTransaction(repo, store, pending)
+        self.open = InMemoryPersonaTransaction(repo, store, pending, shares or InMemoryShareRepository(repo))
         self.committed = 0
 
     @contextmanager
     def begin(self) -> Iterator[InMemoryPersonaTransaction]:
-        repo, store, pending = self.open.personas, self.open.memory, self.open.pending
+        repo, store, pending, shares = self.open.personas, self.open.memory, self.open.pending, self.open.shares
         saved = (
             (dict(repo._rows), set(repo._seeded), repo._next),
             {name: copy.deepcopy(getattr(store, name)) for name in _STORE_STATE},
             (list(pending.rows), pending._next),
+            list(shares.rows),
         )
         try:
             yield self.open
         except BaseException:
-            (repo._rows, repo._seeded, repo._next), kept, (pending.rows, pending._next) = saved
+            (repo._rows, repo._seeded, repo._next), kept, (pending.rows, pending._next), shares.rows = saved
             for name, value in kept.items():
                 setattr(store, name, value)
             raise

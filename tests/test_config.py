@@ -17,6 +17,7 @@ def test_defaults_without_any_variable_use_the_offline_model_and_say_so(tmp_path
     assert settings.model == DEFAULT_MODEL
     limits = settings.memory
     assert (limits.token_budget, limits.max_lines, limits.compaction_target) == (2000, 150, 50)
+    assert limits.shared_token_budget == 600
 
 
 def test_an_api_key_selects_anthropic_without_a_notice() -> None:
@@ -41,6 +42,11 @@ def test_admins_are_split_on_commas_and_spaces() -> None:
     assert settings.slack.admins == {"U1", "U2", "U3"}
 
 
+def test_the_shared_knowledge_budget_may_be_turned_off() -> None:
+    assert Settings.from_env({"NIGHTWATCH_SHARED_TOKEN_BUDGET": "0"}).memory.shared_token_budget == 0
+    assert Settings.from_env({"NIGHTWATCH_SHARED_TOKEN_BUDGET": "1200"}).memory.shared_token_budget == 1200
+
+
 def test_slack_api_url_gets_a_trailing_slash() -> None:
     assert Settings.from_env({"SLACK_API_URL": "http://127.0.0.1:9/api"}).slack.api_url == "http://127.0.0.1:9/api/"
 
@@ -59,6 +65,8 @@ def test_slack_api_url_gets_a_trailing_slash() -> None:
         ({"NIGHTWATCH_MAX_ROUNDS": "9"}, "NIGHTWATCH_MAX_ROUNDS"),
         ({"NIGHTWATCH_LOG_LEVEL": "loud"}, "NIGHTWATCH_LOG_LEVEL"),
         ({"NIGHTWATCH_MEMORY_STORE": "s3"}, "NIGHTWATCH_MEMORY_STORE"),
+        ({"NIGHTWATCH_SHARED_TOKEN_BUDGET": "-1"}, "NIGHTWATCH_SHARED_TOKEN_BUDGET"),
+        ({"NIGHTWATCH_SHARED_TOKEN_BUDGET": "some"}, "NIGHTWATCH_SHARED_TOKEN_BUDGET"),
     ],
 )
 def test_a_bad_value_names_the_variable_and_what_it_accepts(env: dict[str, str], named: str) -> None:

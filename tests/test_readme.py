@@ -47,7 +47,7 @@ def documented_commands() -> list[str]:
 
 def concrete(line: str) -> list[str]:
     """A documented form with its placeholders filled in and optional parts taken."""
-    line = re.sub(r"\[(--[a-z]+) [^\]|]+\|[^\]]+\]", r"\1 offline", line)  # [--llm offline|anthropic]
+    line = re.sub(r"\[(--[a-z]+) ([^\]|]+)\|[^\]]+\]", r"\1 \2", line)  # [--llm offline|anthropic]: the first
     line = re.sub(r"\[([^\]]+)\]", r"\1", line)
     words = shlex.split(line)[1:]
     fills = {
@@ -55,6 +55,7 @@ def concrete(line: str) -> list[str]:
         "P": "demo",
         "T": "login",
         "PERSONA": "maya",
+        "OTHER": "dev",
         "NAME": "maya",
         "ROLE": "QA",
         "OLD": "a",

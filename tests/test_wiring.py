@@ -15,9 +15,10 @@ from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation.engine import DeliberationEngine
+from nightwatch.domain.memory import SharingService
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.personas.service import PersonaService
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository
+from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository, ShareRepository
 from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
@@ -32,6 +33,8 @@ ROOTS = [
     PersonaRepository,
     MemoryStore,
     DeliberationLog,
+    ShareRepository,
+    SharingService,
     Recall,
     MemoryService,
     PersonaService,
@@ -62,6 +65,12 @@ def test_services_are_singletons(settings: Settings) -> None:
     container = build_injector(settings)
     assert container.get(MemoryService) is container.get(MemoryService)
     assert container.get(DeliberationEngine) is container.get(DeliberationEngine)
+
+
+def test_sharing_uses_the_budget_from_the_settings(settings: Settings) -> None:
+    wider = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, shared_token_budget=900))
+    assert build_injector(settings).get(SharingService).token_budget == 600
+    assert build_injector(wider).get(SharingService).token_budget == 900
 
 
 def test_the_llm_follows_the_settings_and_its_answers_are_redacted(settings: Settings) -> None:

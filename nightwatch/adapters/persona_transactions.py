@@ -1,4 +1,4 @@
-"""One database transaction over a persona's row, its memory and its kept lessons (the PersonaTransactions port).
+"""One database transaction over a persona's row, its memory, its kept lessons and its shares (PersonaTransactions).
 
 Used when memory lives in the database: the persona repository, the memory store and the kept lessons are built on
 one Connection, so a rename or delete moves the persona and its memory together or not at all. There is no moment
@@ -14,17 +14,24 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from nightwatch.adapters.db import SqlPendingLessons, SqlPersonaRepository, database_errors, transaction
+from nightwatch.adapters.db import (
+    SqlPendingLessons,
+    SqlPersonaRepository,
+    SqlShareRepository,
+    database_errors,
+    transaction,
+)
 from nightwatch.adapters.memory_db import DatabaseMemoryStore
 
 
 @dataclass(frozen=True)
 class SqlPersonaTransaction:
-    """The persona repository, memory store and kept lessons of one open transaction."""
+    """The persona repository, memory store, kept lessons and shares of one open transaction."""
 
     personas: SqlPersonaRepository
     memory: DatabaseMemoryStore
     pending: SqlPendingLessons
+    shares: SqlShareRepository
 
 
 class SqlPersonaTransactions:
@@ -41,4 +48,5 @@ class SqlPersonaTransactions:
                 personas=SqlPersonaRepository(conn),
                 memory=DatabaseMemoryStore(conn),
                 pending=SqlPendingLessons(conn),
+                shares=SqlShareRepository(conn),
             )

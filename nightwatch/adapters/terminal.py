@@ -192,6 +192,10 @@ class BudgetReport(Prompt):
                 thread_tokens=1300,
                 summary_tokens=160,
                 window=200_000,
+                shared_items=3,
+                shared_total_items=20,
+                shared_tokens=120,
+                shared_sources=("Priya", "Dev"),
             ),
         )
 

@@ -20,6 +20,7 @@ from nightwatch.cli.memory import (
     memory_show,
 )
 from nightwatch.cli.personas import personas_create, personas_delete, personas_list, personas_rename, personas_show
+from nightwatch.cli.shares import share, shares, unshare
 from nightwatch.cli.transfer import memory_edit, memory_export, memory_import
 from nightwatch.domain.deliberation import (
     PERSONAS_MAX,
@@ -36,7 +37,10 @@ from nightwatch.domain.memory import (
     validate_lesson,
     validate_lesson_id,
     validate_query,
+    validate_receiver,
+    validate_share_content,
 )
+from nightwatch.domain.models import ShareContent
 from nightwatch.domain.personas import (
     PERSONA_NAME_MAX,
     PROJECT_NAME_MAX,
@@ -94,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _personas_commands(commands)
     _memory_commands(commands)
+    _share_commands(commands)
 
     deliberate_command = _command(commands, "deliberate", deliberate, "run a deliberation in the terminal")
     deliberate_command.add_argument("topic", type=validate_topic, help=f"1-{TOPIC_MAX:,} characters")
@@ -166,6 +171,40 @@ def _memory_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "persona", nargs="?", type=validate_persona_name, help="persona name or slug (default: every persona)"
     )
     retry.add_argument("--project", type=project_slug, help="project slug (default: every project)")
+
+
+def _share_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`nightwatch share|unshare|shares`."""
+    opened = _command(commands, "share", share, "let another persona (or all) read a persona's knowledge of a project")
+    _persona_argument(opened, "persona")
+    _receiver_option(opened)
+    _project_option(opened)
+    opened.add_argument(
+        "--what",
+        type=validate_share_content,
+        default=ShareContent.LESSONS,
+        help="lessons, pins or all (default: lessons)",
+    )
+    closed = _command(commands, "unshare", unshare, "stop sharing a persona's knowledge of a project")
+    _persona_argument(closed, "persona")
+    _receiver_option(closed)
+    _project_option(closed)
+    listed = _command(commands, "shares", shares, "list what is shared, by whom, with whom")
+    listed.add_argument(
+        "persona", nargs="?", type=validate_persona_name, help="only what this persona gives or receives"
+    )
+    listed.add_argument("--project", type=project_slug, help="only this project (default: every project)")
+
+
+def _receiver_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--with",
+        dest="receiver",
+        metavar="OTHER",
+        type=validate_receiver,
+        required=True,
+        help=f"the persona who reads it ({_NAME_RULE}), or all for every persona, ones created later too",
+    )
 
 
 def _command(

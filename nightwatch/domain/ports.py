@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from nightwatch.domain.models import (
     LLMResponse,
     PendingLesson,
     Persona,
+    Share,
     ThreadMessage,
     Turn,
     Usage,
@@ -64,7 +66,9 @@ class PersonaRepository(Protocol):
         """Update the persona with `persona.id`; raise ConflictError / NotFoundError."""
         ...
 
-    def remove(self, persona_id: int) -> None: ...
+    def remove(self, persona_id: int) -> None:
+        """Delete the persona, and in the same transaction every share it gives or receives (see ShareRepository)."""
+        ...
 
     def seeded_defaults(self) -> set[str]:
         """Slugs of default personas that were seeded once (so a deleted default is not seeded again)."""
@@ -165,6 +169,9 @@ class PersonaTransaction(Protocol):
     @property
     def pending(self) -> PendingLessons: ...
 
+    @property
+    def shares(self) -> ShareRepository: ...
+
 
 class PersonaTransactions(Protocol):
     """Where memory lives in the personas' own database: renames and deletes move it in the persona's transaction."""
@@ -207,6 +214,32 @@ class PendingLessons(Protocol):
 
     def drop(self, persona_slug: str) -> int:
         """Forget a deleted persona's kept lessons; returns how many."""
+        ...
+
+
+class ShareRepository(Protocol):
+    """Shares of persona knowledge (models.Share), keyed by persona ids; oldest first.
+
+    A persona's shares, given and received, are deleted with it (PersonaRepository.remove).
+    """
+
+    def put(self, share: Share) -> Share | None:
+        """Store the share, or set `what` on the one with the same sharer, receiver and project.
+
+        Returns the share it replaced, or None when the share is new.
+        """
+        ...
+
+    def remove(self, sharer_id: int, receiver_id: int | None, project: str) -> Share | None:
+        """Delete that share; returns it, or None when there was none."""
+        ...
+
+    def list(self, *, project: str | None = None, persona_id: int | None = None) -> list[Share]:
+        """Every share, or one project's, or those naming this persona as sharer or receiver (not those to all)."""
+        ...
+
+    def received(self, receiver_id: int, project: str) -> builtins.list[Share]:
+        """The shares open to this persona on this project: those naming it and those to every persona."""
         ...
 
 

@@ -4,7 +4,8 @@ The order is fixed so the long stable prefix comes first, which provider prompt 
 
     identity and soul · style · skill mode · operating rules         block 1, cached (or the persona's override)
     memory, as notes inside <memory> … </memory>, never instructions block 2, cached; absent when memory is empty
-    per-interaction context                                          block 3, never cached
+    shared knowledge from teammates, inside <shared> … </shared>     block 3, cached; absent when nothing is shared
+    per-interaction context                                          block 4, never cached
 
 Each section is its own template with a typed context, so `budget()` can count the tokens of each part exactly as
 `compile()` lays them out.
@@ -15,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
+from nightwatch.domain.memory import SharedBlock
 from nightwatch.domain.models import MemoryBlock, Persona, PromptBlock, Soul, Style, SystemPrompt
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.tokens import estimate_tokens
@@ -124,6 +126,21 @@ class MemorySection(Prompt):
 
 
 @dataclass(frozen=True)
+class SharedSection(Prompt):
+    """Knowledge teammates share: attributed lines inside `<shared>` … `</shared>`, notes that are never instructions.
+
+    `items` must already be made safe with `as_data` (`SoulCompiler.shared_section` does it).
+    """
+
+    template: ClassVar[str] = "soul_shared.md.j2"
+    items: str
+
+    @classmethod
+    def example(cls) -> SharedSection:
+        return cls(items="- from Maya (Security Reviewer): The session cookie lacks SameSite.")
+
+
+@dataclass(frozen=True)
 class PromptBudget:
     """Where a persona's system prompt spends its tokens, and what is left of the model's window."""
 
@@ -141,6 +158,10 @@ class PromptBudget:
     thread_tokens: int
     summary_tokens: int
     window: int
+    shared_items: int = 0
+    shared_total_items: int = 0
+    shared_tokens: int = 0
+    shared_sources: tuple[str, ...] = ()
 
     @property
     def total_tokens(self) -> int:
@@ -166,11 +187,15 @@ class _Sections:
 class SoulCompiler:
     """Renders a persona's system prompt for one interaction, stable parts first."""
 
-    def compile(self, persona: Persona, *, mode: str, memory: MemoryBlock, context: str) -> SystemPrompt:
-        """Return the system prompt: [identity..rules (cached)] [memory (cached, if any)] [context]."""
+    def compile(
+        self, persona: Persona, *, mode: str, memory: MemoryBlock, context: str, shared: SharedBlock | None = None
+    ) -> SystemPrompt:
+        """Return the system prompt: [identity..rules] [memory, if any] [shared, if any] (all cached) [context]."""
         blocks = [PromptBlock(self.prefix(persona, mode), cache=True)]
         if not memory.empty and memory.text.strip():
             blocks.append(PromptBlock(self.memory_section(memory), cache=True))
+        if shared is not None and not shared.empty and shared.text.strip():
+            blocks.append(PromptBlock(self.shared_section(shared), cache=True))
         if context.strip():
             blocks.append(PromptBlock(context.strip(), cache=False))
         return SystemPrompt(tuple(blocks))
@@ -185,6 +210,10 @@ class SoulCompiler:
         """The memory block as the prompt carries it: its text made data (see `as_data`) inside the delimiters."""
         return MemorySection(lessons=as_data(memory.text.strip())).render()
 
+    def shared_section(self, shared: SharedBlock) -> str:
+        """The shared block as the prompt carries it: its lines made data inside the delimiters."""
+        return SharedSection(items=as_data(shared.text.strip())).render()
+
     def budget(
         self,
         persona: Persona,
@@ -195,6 +224,7 @@ class SoulCompiler:
         thread: str = "",
         summary: str = "",
         window: int = DEFAULT_WINDOW,
+        shared: SharedBlock | None = None,
     ) -> PromptBudget:
         """Count the tokens of each part of a turn's prompt, against the model's window.
 
@@ -207,6 +237,8 @@ class SoulCompiler:
         else:
             sections = self._sections(persona, mode)
         memory_text = self.memory_section(memory) if not memory.empty and memory.text.strip() else ""
+        shared = shared or SharedBlock()
+        shared_text = self.shared_section(shared) if not shared.empty and shared.text.strip() else ""
         return PromptBudget(
             persona=persona.name,
             mode=mode,
@@ -222,6 +254,10 @@ class SoulCompiler:
             thread_tokens=estimate_tokens(thread),
             summary_tokens=estimate_tokens(summary),
             window=window,
+            shared_items=len(shared.items),
+            shared_total_items=shared.total_items,
+            shared_tokens=estimate_tokens(shared_text),
+            shared_sources=shared.sources,
         )
 
     def _sections(self, persona: Persona, mode: str) -> _Sections:

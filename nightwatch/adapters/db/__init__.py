@@ -9,6 +9,7 @@ from nightwatch.adapters.db.migrate import SchemaChange, upgrade
 from nightwatch.adapters.db.pending_lessons import SqlPendingLessons
 from nightwatch.adapters.db.repositories import SqlPersonaRepository
 from nightwatch.adapters.db.schema import make_engine, memory_documents, memory_vectors
+from nightwatch.adapters.db.shares import SqlShareRepository
 from nightwatch.adapters.db.slack_state import SlackState
 from nightwatch.adapters.db.transactions import Bind, database_errors, transaction
 
@@ -19,6 +20,7 @@ __all__ = [
     "SqlDeliberationLog",
     "SqlPendingLessons",
     "SqlPersonaRepository",
+    "SqlShareRepository",
     "database_errors",
     "make_engine",
     "memory_documents",

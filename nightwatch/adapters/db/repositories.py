@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, delete, insert, select, update
+from sqlalchemy import Connection, Row, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from nightwatch.adapters.db.schema import personas, seeded_defaults, utc
+from nightwatch.adapters.db.schema import persona_shares, personas, seeded_defaults, utc
 from nightwatch.adapters.db.transactions import Bind, transaction
 from nightwatch.domain.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona
@@ -99,7 +99,16 @@ class SqlPersonaRepository:
         return self._persona(row)
 
     def remove(self, persona_id: int) -> None:
+        """Delete the persona and, in the same transaction, the shares it gives and receives.
+
+        The foreign keys cascade too; deleting the shares first keeps that true on a SQLite connection opened without
+        `PRAGMA foreign_keys=ON`.
+        """
+        shares = persona_shares.c
         with self._begin("delete the persona") as conn:
+            conn.execute(
+                delete(persona_shares).where(or_(shares.sharer_id == persona_id, shares.receiver_id == persona_id))
+            )
             conn.execute(delete(personas).where(personas.c.id == persona_id))
 
     def seeded_defaults(self) -> set[str]:

@@ -182,6 +182,29 @@ memory_vectors = Table(  # lesson vectors (domain/vectors.py), up to 512 per row
     Column("vectors", LargeBinary, nullable=False),  # little-endian float32, `dimensions` per vector, keys' order
 )
 
+persona_shares = Table(  # one persona's knowledge of a project opened read-only to another, or to every persona
+    "persona_shares",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("sharer_id", Integer, ForeignKey("personas.id", ondelete="CASCADE"), nullable=False),
+    # NULL: every persona ("all"), ones created later included; never expanded into one row per persona.
+    Column("receiver_id", Integer, ForeignKey("personas.id", ondelete="CASCADE"), nullable=True),
+    Column("project", String(80), nullable=False),
+    Column("what", String(10), nullable=False),  # lessons, pins or all
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("sharer_id", "receiver_id", "project", name="uq_persona_shares_sharer_receiver_project"),
+    # NULLs differ in a unique constraint, so one share with all per sharer and project needs its own index.
+    Index(
+        "uq_persona_shares_with_all",
+        "sharer_id",
+        "project",
+        unique=True,
+        sqlite_where=text("receiver_id IS NULL"),
+        postgresql_where=text("receiver_id IS NULL"),
+    ),
+    Index("ix_persona_shares_project_receiver", "project", "receiver_id"),
+)
+
 
 def utc(value: datetime | None) -> datetime | None:
     """Reattach UTC to a datetime read back from a database that drops the zone (SQLite)."""

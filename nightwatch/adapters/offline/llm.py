@@ -3,8 +3,9 @@
 It answers every Purpose in the shape the domain parsers expect, from what the request says: the persona's soul and
 style, the topic, the thread and the instruction (see text.py for the cues it reads). No randomness, no clock:
 the same request gives the same answer. Every text a person will read starts with "[offline]", JSON fields included;
-compaction is the one exception, because it returns the persona's existing lessons unchanged (their ids are hashes
-of their text).
+compaction and teaching are the exceptions: compaction returns the persona's existing lessons unchanged (their ids
+are hashes of their text), and teaching returns what a person said, read by the phrase rules the domain falls back
+on (a lesson taught is the teacher's words, not the model's).
 
 Who says what lives beside it: voice.py (turns), consensus.py (the lead's reading of the thread and its
 verdict: a check asked for or a risk named before the last round -> CHANGES with it as an action item; in the last
@@ -37,6 +38,7 @@ from nightwatch.adapters.offline.text import (
     thread,
 )
 from nightwatch.adapters.offline.topic import topic_phrase
+from nightwatch.domain.memory import parse_teaching
 from nightwatch.domain.models import LLMRequest, LLMResponse, Purpose, Usage
 from nightwatch.domain.tokens import estimate_tokens
 
@@ -99,6 +101,11 @@ def _curation(request: LLMRequest, topic: str) -> str:
     return json.dumps({"action": "create", "target": None})
 
 
+def _teaching(request: LLMRequest, topic: str) -> str:
+    """The message (the request's topic) read by the phrase rules, as the JSON the teaching prompt asks for."""
+    return parse_teaching(request.topic).as_json()
+
+
 def reflection(request: LLMRequest, topic: str) -> str:
     """1-3 `- ` lessons from the persona's angle, knowing the outcome the prompt names."""
     asked = everything(request)
@@ -149,4 +156,5 @@ _ANSWERS: dict[Purpose, Callable[[LLMRequest, str], str]] = {
     Purpose.SUMMARY: _summary,
     Purpose.PROACTIVE: _proactive,
     Purpose.CURATION: _curation,
+    Purpose.TEACHING: _teaching,
 }

@@ -33,12 +33,14 @@ from nightwatch.adapters.slack.listeners import Listeners
 from nightwatch.adapters.slack.persona_admin import PersonaAdmin
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
+from nightwatch.adapters.slack.share_commands import ShareCommands
 from nightwatch.adapters.slack.socket_mode import EagerAckSocketModeHandler
+from nightwatch.adapters.slack.teaching import ThreadTeaching
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.config import SlackSettings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.errors import ConfigError
-from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.memory import MemoryService, SharingService, TeachingService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import Clock, DeliberationLog
 from nightwatch.domain.proactive import ProactiveService
@@ -81,8 +83,10 @@ class SlackApp:
         log: DeliberationLog,
         state: SlackState,
         clock: Clock,
+        teaching: TeachingService,
         client: WebClient | None = None,
         proactive: ProactiveService | None = None,
+        sharing: SharingService | None = None,
         proactive_tick_seconds: float = DEFAULT_TICK_SECONDS,
         authorize: Callable[..., AuthorizeResult] | None = None,
     ) -> None:
@@ -106,6 +110,7 @@ class SlackApp:
         self.deliberations = deliberations = Deliberations(
             engine=engine, log=log, client=self.client, pool=self.pool, channels=channels, clock=clock
         )
+        shares = ShareCommands(sharing=sharing, admins=admins, channels=channels) if sharing is not None else None
         commands = SlashCommands(
             personas=personas,
             memory=memory,
@@ -118,11 +123,21 @@ class SlackApp:
             home=home,
             deliberations=deliberations,
             channels=channels,
+            more=shares.handlers() if shares is not None else None,
         )
         self.leases = LeaseKeeper(deliberations=deliberations, every_seconds=renew_every(engine.lease_for))
         admin = PersonaAdmin(personas=personas, memory=memory, admins=admins, client=self.client)
+        taught = ThreadTeaching(
+            teaching=teaching, personas=personas, channels=channels, client=self.client, admins=admins
+        )
         Listeners(
-            state=state, clock=clock, deliberations=deliberations, commands=commands, admin=admin, home=home
+            state=state,
+            clock=clock,
+            deliberations=deliberations,
+            commands=commands,
+            admin=admin,
+            home=home,
+            teaching=taught,
         ).register(self.app)
         self.scheduler = None
         if proactive is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,6 +97,7 @@ class SlashCommands:
         home: HomeTab,
         deliberations: Deliberations,
         channels: ChannelDirectory,
+        more: Mapping[str, Handler] | None = None,
     ) -> None:
         self._personas = personas
         self._memory = memory
@@ -120,6 +121,7 @@ class SlashCommands:
             "context": self.context,
             "project": self.project,
             "history": self.history,
+            **(more or {}),  # subcommands kept in modules of their own (share_commands.py)
         }
 
     def handle(self, call: Invocation, respond: Respond) -> None:

@@ -19,6 +19,8 @@ from nightwatch.adapters.slack.commands import COMMAND, UNEXPECTED, Invocation, 
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.persona_admin import FormError, PersonaAdmin
 from nightwatch.adapters.slack.persona_modal import CALLBACK_ID
+from nightwatch.adapters.slack.teaching import Mention, Posted, ThreadTeaching
+from nightwatch.adapters.slack.teaching_views import TEACH_FORGET, TEACH_KEEP
 from nightwatch.adapters.slack.threads import Deliberations
 from nightwatch.adapters.slack.views import (
     LESSON_FORGET,
@@ -36,6 +38,7 @@ from nightwatch.domain.ports import Clock
 log = logging.getLogger(__name__)
 
 Body = dict[str, Any]
+TeachingButton = Callable[[str, str, Posted | None], str | None]  # (user, button value, its message) -> a reply
 NO_TOPIC = "Mention me with a topic, for example: @Night Watch should we cache session lookups? (`/nightwatch help`)"
 
 
@@ -58,6 +61,7 @@ class Listeners:
         commands: SlashCommands,
         admin: PersonaAdmin,
         home: HomeTab,
+        teaching: ThreadTeaching,
     ) -> None:
         self._state = state
         self._clock = clock
@@ -65,6 +69,7 @@ class Listeners:
         self._commands = commands
         self._admin = admin
         self._home = home
+        self._teaching = teaching
 
     def register(self, app: App) -> None:
         app.event("app_mention")(self.on_mention)
@@ -75,12 +80,15 @@ class Listeners:
         app.action(PERSONA_EDIT)(self.on_persona_edit)
         app.action(PERSONA_DELETE)(self.on_persona_delete)
         app.action(LESSON_FORGET)(self.on_forget)
+        app.action(TEACH_FORGET)(self.on_teach_forget)
+        app.action(TEACH_KEEP)(self.on_teach_keep)
         app.view(CALLBACK_ID)(self.on_persona_save)
 
     # --- events --------------------------------------------------------------------------------------------------
 
     def on_mention(self, body: Body, event: Body, context: BoltContext, client: WebClient) -> None:
-        """Start a deliberation in the mention's thread, once per event id however often Slack delivers it."""
+        """Answer a teaching, else start a deliberation in the mention's thread, once per event id however often
+        Slack delivers it."""
         now = self._clock.now()
         event_id = str(body.get("event_id") or "")
         if not event_id or not self._state.first_delivery(event_id, now):
@@ -92,6 +100,8 @@ class Listeners:
         try:
             if not topic:
                 client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=NO_TOPIC)
+                return
+            if self._teaching.handle(Mention(channel, thread_ts, str(event.get("user") or ""), topic)):
                 return
             self._deliberations.start(
                 channel=channel, thread_ts=thread_ts, topic=topic, bot_user_id=context.bot_user_id or ""
@@ -156,6 +166,22 @@ class Listeners:
                 _tell(body, respond, client, f"{persona.name} forgot `{lesson.id}`: {lesson.text}")
 
         self._guard(body, respond, client, forget)
+
+    def on_teach_forget(self, ack: Ack, body: Body, action: Body, respond: Respond, client: WebClient) -> None:
+        ack()
+        self._guard(body, respond, client, lambda: self._reply(body, action, respond, client, self._teaching.forget))
+
+    def on_teach_keep(self, ack: Ack, body: Body, action: Body, respond: Respond, client: WebClient) -> None:
+        ack()
+        self._guard(body, respond, client, lambda: self._reply(body, action, respond, client, self._teaching.keep))
+
+    def _reply(self, body: Body, action: Body, respond: Respond, client: WebClient, answer: TeachingButton) -> None:
+        """Run a teaching button on the message it sits on; tell the user what it says, if anything."""
+        message, channel = body.get("message") or {}, body.get("channel") or {}
+        posted = Posted(str(channel["id"]), str(message["ts"])) if message.get("ts") and channel.get("id") else None
+        note = answer(_user(body), str(action.get("value") or ""), posted)
+        if note:
+            _tell(body, respond, client, note)
 
     # --- the persona modal -------------------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Admin actions from buttons and modals: open the persona modal, save it, delete a persona, forget a lesson.
 
 Every action checks that the clicking user is an admin itself, not only whether the button was shown: a payload can
-be crafted, a button cannot be trusted.
+be crafted, a button cannot be trusted. The one thing a non-admin may do is forget a lesson they taught or added.
 """
 
 from __future__ import annotations
@@ -83,7 +83,13 @@ class PersonaAdmin:
         return self._personas.delete(persona.slug)
 
     def forget(self, user: str, target: ForgetTarget) -> tuple[Persona, Lesson]:
-        """Forget one lesson; returns the persona and the lesson removed."""
-        self._admins.require(user, "forget lessons")
+        """Forget one lesson (admins, and whoever taught or added it); returns the persona and the lesson removed."""
         persona = self._personas.get(target.persona)
+        if not self._authored(user, persona, target):
+            self._admins.require(user, "forget lessons")
         return persona, self._memory.forget(persona, target.project, target.lesson)
+
+    def _authored(self, user: str, persona: Persona, target: ForgetTarget) -> bool:
+        """Whether `user` wrote the lesson the button points at (its author is their Slack user id)."""
+        lessons = self._memory.lessons(persona, target.project)
+        return bool(user) and any(lesson.id == target.lesson and lesson.author == user for lesson in lessons)

@@ -214,12 +214,17 @@ class Deliberations:
             self._posters.pop(thread, None)
 
 
+def thread_link(channel: str, thread_ts: str) -> str:
+    """The link to the thread `thread_ts` of `channel`, as lessons recorded there keep it."""
+    return f"https://slack.com/archives/{channel}/p{thread_ts.replace('.', '')}"
+
+
 def _request(channel: str, thread_ts: str, topic: str, project: str) -> DeliberationRequest:
     """A deliberation in the thread `thread_ts` of `channel`, under a lease so another replica can take it over."""
     return DeliberationRequest(
         topic=topic,
         project=project,
         thread=f"{channel}:{thread_ts}",
-        link=f"https://slack.com/archives/{channel}/p{thread_ts.replace('.', '')}",
+        link=thread_link(channel, thread_ts),
         leased=True,
     )

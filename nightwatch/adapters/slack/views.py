@@ -221,14 +221,18 @@ def memory_blocks(
     return blocks
 
 
-def lesson_note_blocks(persona: Persona, project: str, lesson_id: str, safe_text: str) -> list[Block]:
+def lesson_note_blocks(
+    persona: Persona, project: str, lesson_id: str, safe_text: str, *, taught_by: str = ""
+) -> list[Block]:
     """The compact '★ Carlos remembered: …' note posted in a thread after reflection, with a Forget button.
 
-    `safe_text` must already be sanitised mrkdwn (the poster runs model text through `sanitize`).
+    `safe_text` must already be sanitised mrkdwn (the poster runs model text through `sanitize`); `taught_by` is the
+    Slack user id of the person who taught the lesson, shown as "taught by @name".
     """
     target = ForgetTarget(persona.slug, project, lesson_id, "note")
+    by = f" · taught by <@{taught_by}>" if _SLACK_USER.fullmatch(taught_by) else ""
     return [
-        context(f"★ *{escape(persona.name)}* remembered: {safe_text}"),
+        context(f"★ *{escape(persona.name)}* remembered: {safe_text}{by}"),
         {
             "type": "actions",
             "elements": [

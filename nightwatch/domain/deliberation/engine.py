@@ -30,9 +30,11 @@ from nightwatch.domain.deliberation.speakers import speakers
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.deliberation.turns import (
     InteractionPrompt,
+    NothingShared,
     PersonaMemory,
     RunState,
     Scope,
+    SharedKnowledge,
     TurnTaker,
     conversation,
 )
@@ -138,8 +140,10 @@ class DeliberationEngine:
         clock: Clock,
         policy: DeliberationPolicy,
         liveness: Liveness | None = None,
+        shared: SharedKnowledge | None = None,
     ) -> None:
         self._personas = personas
+        self._shared = shared or NothingShared()
         self._memory = memory
         self._compiler = compiler
         self._llm = llm
@@ -158,6 +162,7 @@ class DeliberationEngine:
             clock=clock,
             context=self._context,
             reply_chars=policy.reply_chars,
+            shared=self._shared,
         )
 
     @property
@@ -348,6 +353,7 @@ class DeliberationEngine:
             window = self._context.peek(latest.thread, [ThreadMessage(t.persona, t.text, t.persona) for t in turns])
             topic = topic or latest.topic
         memory = self._memory.read(found, slug, topic, thread=window.recent_text())
+        shared = self._shared.read(found, slug, topic, thread=window.recent_text())
         thread = ThreadPrompt(summary="", messages=window.recent).render()
         context = InteractionPrompt(slug, DEFAULT_KIND, 1, self.rounds, topic).render()
         return self._compiler.budget(
@@ -358,6 +364,7 @@ class DeliberationEngine:
             thread=thread,
             summary=window.summary,
             window=self._policy.model_window,
+            shared=shared,
         )
 
 

@@ -1,7 +1,8 @@
 """One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
 
-A turn reads the persona's memory for the topic, compiles its system prompt around the thread window, asks the model
-and posts the answer unless it is SKIP, empty or a near-duplicate (those are stored as skipped, not posted).
+A turn reads the persona's memory for the topic (and what teammates share with it), compiles its system prompt
+around the thread window, asks the model and posts the answer unless it is SKIP, empty or a near-duplicate (those
+are stored as skipped, not posted).
 A model failure skips only that persona's turn, with a notice in the thread. A turn is stored before it is posted.
 """
 
@@ -16,6 +17,7 @@ from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.errors import LLMError, NightWatchError
+from nightwatch.domain.memory import SharedBlock
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -48,6 +50,19 @@ class PersonaMemory(Protocol):
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: builtins.list[str]) -> None: ...
+
+
+class SharedKnowledge(Protocol):
+    """What teammates share with a persona (SharingService): read afresh before each of its turns."""
+
+    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock: ...
+
+
+class NothingShared:
+    """SharedKnowledge when sharing is not wired in: every block is empty."""
+
+    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+        return SharedBlock()
 
 
 @dataclass(frozen=True)
@@ -129,6 +144,7 @@ class RunState:
     replies: int = 0
     speakers: dict[str, Persona] = field(default_factory=dict)  # by slug, in order of first turn
     memory: dict[str, MemoryBlock] = field(default_factory=dict)  # last block read, by slug
+    shared: dict[str, SharedBlock] = field(default_factory=dict)  # last shared block read with it, by slug
     injected: dict[str, set[str]] = field(default_factory=dict)  # lesson ids injected, by slug
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
     changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
@@ -154,8 +170,10 @@ class TurnTaker:
         clock: Clock,
         context: ThreadContext,
         reply_chars: int,
+        shared: SharedKnowledge | None = None,
     ) -> None:
         self._memory = memory
+        self._shared = shared or NothingShared()
         self._compiler = compiler
         self._llm = llm
         self._log = log
@@ -212,13 +230,24 @@ class TurnTaker:
         return window
 
     def read_memory(self, state: RunState, persona: Persona, window: ThreadWindow) -> MemoryBlock:
-        """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn."""
+        """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn.
+
+        What teammates share with it is read afresh alongside (kept in `state.shared` for `system`), so an unshare
+        holds from the next turn on.
+        """
+        scope, thread = state.scope, window.recent_text()
         try:
-            block = self._memory.read(persona, state.scope.project, state.scope.topic, thread=window.recent_text())
+            block = self._memory.read(persona, scope.project, scope.topic, thread=thread)
         except (NightWatchError, OSError) as error:
             log.warning("could not read %s's memory (%s); the turn goes on without it", persona.name, error)
             block = MemoryBlock()
+        try:
+            shared = self._shared.read(persona, scope.project, scope.topic, thread=thread)
+        except (NightWatchError, OSError) as error:
+            log.warning("could not read what is shared with %s (%s); the turn goes on without it", persona.name, error)
+            shared = SharedBlock()
         state.memory[persona.slug] = block
+        state.shared[persona.slug] = shared
         return block
 
     def system(self, state: RunState, persona: Persona, memory: MemoryBlock, round_no: int) -> SystemPrompt:
@@ -232,7 +261,8 @@ class TurnTaker:
             topic=scope.topic,
             link=scope.link,
         ).render()
-        return self._compiler.compile(persona, mode=scope.kind, memory=memory, context=context)
+        shared = state.shared.get(persona.slug)
+        return self._compiler.compile(persona, mode=scope.kind, memory=memory, context=context, shared=shared)
 
     def add_usage(self, state: RunState, usage: Usage) -> None:
         """Add a call's token usage to the run; `save_usage` adds it to the stored deliberation."""

@@ -1,7 +1,9 @@
 """Memory: each persona's lessons per project, as a markdown document a person can read and edit.
 
 The service reads memory for a turn, records what a reflection learned (junk guard, dedup, supersession), and keeps
-the document bounded by compaction. Other rooms use the names below, not the modules behind them.
+the document bounded by compaction; teaching records what a person says in plain words ("remember that …", "forget
+that …"). Shares open one persona's knowledge of a project to teammates, read-only, as a shared block in their
+prompts. Other rooms use the names below, not the modules behind them.
 """
 
 from nightwatch.domain.memory.cache import line_cost
@@ -19,29 +21,65 @@ from nightwatch.domain.memory.inputs import (
 from nightwatch.domain.memory.pending import Retried, orphans
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryBlockPrompt, MemoryPolicy, MemoryService
+from nightwatch.domain.memory.shared_block import SharedBlock, SharedItem
+from nightwatch.domain.memory.shares import (
+    EVERYONE,
+    SHARED_TOKEN_BUDGET,
+    ShareOutcome,
+    ShareView,
+    SharingService,
+    describe,
+    validate_receiver,
+    validate_share_content,
+)
+from nightwatch.domain.memory.teaching import Intent, Teaching, TeachingPrompt, may_teach, read_teaching
+from nightwatch.domain.memory.teaching_phrases import parse_teaching
+from nightwatch.domain.memory.teaching_service import TAUGHT, Match, Nearest, Taught, TeachingService, may_forget
 from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
 from nightwatch.domain.memory.unread import unread_summary
 
 __all__ = [
     "CLI_AUTHOR",
+    "EVERYONE",
     "LESSON_MAX",
     "QUERY_MAX",
     "SEARCH_MAX",
+    "SHARED_TOKEN_BUDGET",
+    "TAUGHT",
     "Flavour",
+    "Intent",
+    "Match",
     "MemoryBlockPrompt",
     "MemoryPolicy",
     "MemoryService",
     "MemoryTransfer",
     "Merged",
+    "Nearest",
     "Retried",
+    "ShareOutcome",
+    "ShareView",
+    "SharedBlock",
+    "SharedItem",
+    "SharingService",
+    "Taught",
+    "Teaching",
+    "TeachingPrompt",
+    "TeachingService",
+    "describe",
     "flavour_for",
     "is_duplicate",
     "line_cost",
+    "may_forget",
+    "may_teach",
     "merge_imported",
     "orphans",
+    "parse_teaching",
+    "read_teaching",
     "unread_summary",
     "validate_lesson",
     "validate_lesson_id",
     "validate_query",
+    "validate_receiver",
     "validate_search_limit",
+    "validate_share_content",
 ]

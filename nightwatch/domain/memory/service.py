@@ -143,6 +143,21 @@ class MemoryService:
             return MemoryBlock(total_lessons=len(snap.live))
         return MemoryBlock(tuple(chosen), text, estimate_tokens(text), len(snap.live))
 
+    def rank_shared(self, persona: Persona, project: str, topic: str, thread: str = "") -> list[Scored]:
+        """`persona`'s live lessons ranked for a teammate's turn as its own read ranks them; strictly read-only.
+
+        For shared knowledge (shares.py): nothing is written to `persona`'s memory, no injection is counted and no
+        backfill is asked for, so a lesson without a stored vector is ranked on its words until its owner's own
+        read or write embeds it.
+        """
+        snap = self._snapshot(persona, project)
+        if not snap.live:
+            return []
+        query = "\n".join(part for part in (topic, thread) if part.strip())
+        vectors = self._vectors.for_read(persona.slug, check_slug(project), snap, backfill=False)
+        now, about = self.clock.now(), topic or query
+        return self.recall.rank(snap.live, query, now, vectors, about=about, prepared=snap.prepared)
+
     def lessons(self, persona: Persona, project: str) -> list[Lesson]:
         """Live lessons, in file order."""
         return list(self._snapshot(persona, project).live)

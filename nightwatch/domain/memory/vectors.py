@@ -38,11 +38,19 @@ class MemoryVectors:
     def on(self) -> bool:
         return self._recall.encoder is not None and not self._failed
 
-    def for_read(self, persona_slug: str, project: str, snap: Snapshot) -> LessonVectors | None:
-        """The stored vectors of the snapshot's live lessons (None when meaning is off)."""
+    def for_read(
+        self, persona_slug: str, project: str, snap: Snapshot, *, backfill: bool = True
+    ) -> LessonVectors | None:
+        """The stored vectors of the snapshot's live lessons (None when meaning is off).
+
+        Without `backfill` lessons lacking a vector are left as they are (a teammate's read of shared memory never
+        causes a write to it); they are scored on their words until their owner's own read or write embeds them.
+        """
         if not self.on or not snap.live:
             return None
         vectors = snap.vectors(self._stored(persona_slug, project))
+        if not backfill:
+            return vectors  # the snapshot is not marked as checked either: its owner's next read still checks
         if not vectors.complete and not snap.vectors_checked:
             snap.vectors_checked = True  # first seen without some vectors: another process may have stored them
             vectors = snap.vectors(self._stored(persona_slug, project, reload=True))

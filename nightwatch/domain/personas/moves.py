@@ -6,6 +6,8 @@ fails the folder is moved back. Memory in the database (`OneTransaction`) moves 
 with its kept lessons: a failure at any step, the memory move included, leaves all of them as they were. Either way
 no persona points at memory it does not have and no memory is left without its persona. A rename files the lessons
 kept after a storage fault under the new slug; a delete drops them, and logs them so they can still be found.
+Shares name personas by id, so a rename leaves them be; a delete removes those the persona gives and receives in the
+same transaction as its row (PersonaRepository.remove), and reports them.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import PurePosixPath
 from typing import Protocol
 
 from nightwatch.domain.errors import ConflictError, NightWatchError, NotFoundError, StorageError
-from nightwatch.domain.models import PendingLesson, Persona
+from nightwatch.domain.models import PendingLesson, Persona, Share
 from nightwatch.domain.ports import (
     Clock,
     FolderMove,
@@ -26,6 +28,7 @@ from nightwatch.domain.ports import (
     PendingLessons,
     PersonaRepository,
     PersonaTransactions,
+    ShareRepository,
 )
 
 log = logging.getLogger(__name__)
@@ -33,10 +36,11 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Deleted:
-    """What a delete did: where the memory went, and the kept lessons that went with the persona."""
+    """What a delete did: where the memory went, and the kept lessons and the shares that went with the persona."""
 
     move: FolderMove
     dropped: tuple[PendingLesson, ...] = ()
+    shares: tuple[Share, ...] = ()
 
 
 class MemoryMoves(Protocol):
@@ -60,12 +64,19 @@ class FolderFirst:
     """Memory in files: the folder step first, then the database; the folder moves back if the database fails."""
 
     def __init__(
-        self, *, repo: PersonaRepository, store: MemoryStore, clock: Clock, pending: PendingLessons | None
+        self,
+        *,
+        repo: PersonaRepository,
+        store: MemoryStore,
+        clock: Clock,
+        pending: PendingLessons | None,
+        shares: ShareRepository | None = None,
     ) -> None:
         self._repo = repo
         self._store = store
         self._clock = clock
         self._pending = pending
+        self._shares = shares
 
     def rename(self, current: Persona, changed: Persona) -> tuple[Persona, FolderMove]:
         move = self._folder_step(
@@ -85,10 +96,12 @@ class FolderFirst:
     def delete(self, persona: Persona) -> Deleted:
         move = self._folder_step(persona, lambda: self._store.archive(persona.slug, self._clock.now()), "delete")
         try:
+            # Listed first: removing the row removes them with it, in its transaction.
+            shares = self._shares.list(persona_id=persona.id) if self._shares is not None else []
             self._repo.remove(persona.id or 0)
         except Exception as err:
             raise self._undo(move, persona, "delete", err) from err
-        return Deleted(move, self._drop_pending(persona))
+        return Deleted(move, self._drop_pending(persona), tuple(shares))
 
     def _folder_step(self, persona: Persona, step: Callable[[], FolderMove], action: str) -> FolderMove:
         try:
@@ -153,6 +166,7 @@ class OneTransaction:
     def delete(self, persona: Persona) -> Deleted:
         try:
             with self._transactions.begin() as change:
+                shares = change.shares.list(persona_id=persona.id)  # removed with the row, in this transaction
                 change.personas.remove(persona.id or 0)
                 move = change.memory.archive(persona.slug, self._clock.now())
                 kept = change.pending.waiting(persona.slug)
@@ -161,7 +175,7 @@ class OneTransaction:
             log.warning("delete of %s failed; nothing was changed: %s", persona.name, err)
             raise unchanged(persona, "delete", err) from err
         log_dropped(persona, kept)
-        return Deleted(move, tuple(kept))
+        return Deleted(move, tuple(kept), tuple(shares))
 
 
 def unchanged(persona: Persona, action: str, err: Exception) -> NightWatchError:

@@ -8,7 +8,7 @@ from nightwatch.domain.recall.fusion import RecallWeights
 from nightwatch.domain.recall.index import KeywordWeights, LessonIndex, LessonTerms
 from nightwatch.domain.recall.keywords import STOP_WORDS, terms, terms_of
 from nightwatch.domain.recall.prepared import RecallIndex, Signals
-from nightwatch.domain.recall.ranking import Recall, Scored, ScoreParts
+from nightwatch.domain.recall.ranking import Recall, Scored, ScoreParts, pack
 from nightwatch.domain.recall.stemmer import stem
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "ScoreParts",
     "Scored",
     "Signals",
+    "pack",
     "stem",
     "terms",
     "terms_of",

@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,6 +36,8 @@ from nightwatch.domain.recall.prepared import RecallIndex, Signals
 from nightwatch.domain.vectors import LessonVectors, Matrix, unit_rows
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 _MISSES_BEFORE_GIVING_UP = 64  # consecutive lessons too big for what is left of the budget
 _QUERIES_KEPT = 64
@@ -150,7 +153,7 @@ class Recall:
         order = ranking.order.tolist()
         first = sorted(pinned, key=lambda i: -float(ranking.totals[i]))
         rest = [i for i in order if i not in pinned] if pinned else order
-        return _pack((lessons[i] for group in (first, rest) for i in group), budget_tokens, cost)
+        return pack((lessons[i] for group in (first, rest) for i in group), budget_tokens, cost)
 
     def _rank(
         self,
@@ -247,15 +250,15 @@ class Recall:
         return [known[lesson.text] for lesson in lessons]
 
 
-def _pack(ordered: Iterable[Lesson], budget_tokens: int, cost: Callable[[Lesson], int]) -> list[Lesson]:
-    """Greedy packing in order: take each lesson that still fits; stop once the budget is spent."""
-    chosen: list[Lesson] = []
+def pack(ordered: Iterable[T], budget_tokens: int, cost: Callable[[T], int]) -> list[T]:
+    """Greedy packing in order: take each item that still fits; stop once the budget is spent (or after many misses)."""
+    chosen: list[T] = []
     spent = 0
     misses = 0
-    for lesson in ordered:
-        price = cost(lesson)
+    for item in ordered:
+        price = cost(item)
         if spent + price <= budget_tokens:
-            chosen.append(lesson)
+            chosen.append(item)
             spent += price
             misses = 0
         else:

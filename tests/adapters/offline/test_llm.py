@@ -19,6 +19,7 @@ from nightwatch.domain.deliberation.engine import (
     DeliberationRequest,
     DeliberationResult,
 )
+from nightwatch.domain.memory import Intent, Teaching, TeachingService
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import (
     ChatMessage,
@@ -559,3 +560,20 @@ def test_a_whole_deliberation_runs_on_the_offline_model_and_remembers() -> None:
     assert {turn.persona for turn in first.turns} == {"Maya", "Carlos"}
     assert any(turn.lessons_injected > 0 for turn in second.turns)
     assert [t.text for t in first.turns][:2] != [t.text for t in second.turns][:2]  # memory shows in the answers
+
+
+def test_a_teaching_is_answered_with_the_phrase_rules_as_the_json_the_prompt_asks_for() -> None:
+    service = TeachingService(memory=None, log=InMemoryDeliberationLog(), llm=OfflineLLM())  # type: ignore[arg-type]
+    message = "Maya, remember that we deploy on Thursdays now"
+    assert service.understand(message, [MAYA]) == Teaching(Intent.REMEMBER, ("Maya",), "We deploy on Thursdays now.")
+    assert service.understand("should we remember to rotate keys?", [MAYA]) == Teaching.none()
+    raw = OfflineLLM().complete(
+        LLMRequest(
+            purpose=Purpose.TEACHING,
+            system=SystemPrompt((PromptBlock("the teaching prompt"),)),
+            messages=(ChatMessage(role="user", content="Answer now."),),
+            topic="forget that we use Redis",
+        )
+    )
+    assert json.loads(raw.text) == {"intent": "forget", "personas": [], "text": "we use Redis"}
+    assert MARK not in raw.text  # a person's own words, not the model's

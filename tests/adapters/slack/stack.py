@@ -21,6 +21,7 @@ from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation.engine import DeliberationEngine
+from nightwatch.domain.memory import SharingService, TeachingService
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.models import LLMRequest, LLMResponse
 from nightwatch.domain.personas.service import PersonaService
@@ -102,6 +103,10 @@ class Stack:
         return self.container.get(MemoryService)
 
     @property
+    def sharing(self) -> SharingService:
+        return self.container.get(SharingService)
+
+    @property
     def log(self) -> DeliberationLog:
         return self.container.get(DeliberationLog)
 
@@ -147,7 +152,9 @@ def build_stack(
         log=container.get(DeliberationLog),
         state=state,
         clock=container.get(Clock),
+        teaching=container.get(TeachingService),
         client=client,
+        sharing=container.get(SharingService),
         authorize=authorize if with_authorize else None,
         **slack_app_args,
     )

@@ -19,6 +19,7 @@ from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.commands import Invocation, SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.pool import WorkerPool
+from nightwatch.adapters.slack.share_commands import ShareCommands
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.ports import Clock
@@ -28,8 +29,10 @@ from tests.fake_slack_rules import check_content
 from tests.fuzzing import TracebackCatcher, catching_tracebacks
 
 SUBCOMMANDS = ["help", "ask", "personas", "persona", "memory", "remember", "forget", "context", "project", "history"]
+SUBCOMMANDS += ["share", "unshare", "shares"]
 WORDS = ["Maya", "maya", "CARLOS", "Priya", "dev", "new", "edit", "search", "night-watch", "#general", "3f9a2c1d"]
 WORDS += ["Rotate the signing key when a maintainer leaves.", "rate limit", "Should we cache session lookups?"]
+WORDS += ["with", "WITH", "all", "lessons", "pins", "project"]
 HOSTILE = ["", "-5", "0", "99999999999999999999", "\x00", "a\x00b", "\x1b[31m", "\udcff", "\u202e", "../../etc"]
 HOSTILE += ["<!channel>", "<@U3>", "&amp;", "*bold*", "`code`", "x" * 401, "y" * 4001, "日本語", "🔒" * 30, "zz"]
 SEPARATORS = [" ", "  ", "\t", "\n", " \u3000 "]
@@ -81,6 +84,7 @@ def commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SlashCo
                         engine=engine, log=stack.log, client=client, pool=pool, channels=channels, clock=clock
                     ),
                     channels=channels,
+                    more=ShareCommands(sharing=stack.sharing, admins=admins, channels=channels).handlers(),
                 ),
                 fake,
             )

@@ -22,6 +22,7 @@ from tests.fakes import (
     InMemoryPendingLessons,
     InMemoryPersonaRepository,
     InMemoryPersonaTransactions,
+    InMemoryShareRepository,
 )
 
 LESSON = "# Maya · night-watch\n\n## 2026-11-20 · pr_review\n- Webhook signatures need constant-time compares.\n"
@@ -131,7 +132,8 @@ def test_a_conflict_found_by_the_database_keeps_its_type_and_changes_nothing(env
         def save(self, persona: Persona) -> Persona:
             raise ConflictError("Another persona already has that name; choose another name.")
 
-    env.transactions.open = type(env.transactions.open)(Racing(), env.store, env.pending)
+    racing = Racing()
+    env.transactions.open = type(env.transactions.open)(racing, env.store, env.pending, InMemoryShareRepository(racing))
     with pytest.raises(ConflictError, match="Nothing was changed"):
         env.service.rename("Maya", "Maya Sec")
     assert env.store.read("maya", "night-watch") == LESSON
