@@ -156,7 +156,7 @@ class DatabaseMemoryStore:
     # --- read index ---------------------------------------------------------------------------------------------
 
     def read_index(self, persona_slug: str, project_slug: str) -> Arrays:
-        """Always empty: the database keeps no read index, so a process's first read of a memory parses its text."""
+        """Always empty: the database keeps no read index (a process's first read derives it from the text)."""
         return {}
 
     def save_index(self, persona_slug: str, project_slug: str, arrays: Callable[[], Arrays]) -> None:

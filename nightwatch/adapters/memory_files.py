@@ -134,7 +134,7 @@ class FileMemoryStore:
     # --- read index ---------------------------------------------------------------------------------------------
 
     def read_index(self, persona_slug: str, project_slug: str) -> Arrays:
-        """The arrays in main.index beside main.md; empty when there is no such file or it is damaged."""
+        """The arrays in main.index beside main.md (empty when there is no such file or it is damaged; see the port)."""
         return index_file.decode(self._disk.read_bytes(self._index_file(persona_slug, project_slug)))
 
     def save_index(self, persona_slug: str, project_slug: str, arrays: Callable[[], Arrays]) -> None:

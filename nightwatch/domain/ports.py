@@ -134,7 +134,10 @@ class MemoryStore(Protocol):
         ...
 
     def read_index(self, persona_slug: str, project_slug: str) -> Arrays:
-        """The arrays of the read index last kept beside this memory; empty when there are none or they are damaged."""
+        """The arrays of the read index last kept beside this memory (empty when there are none or it is damaged).
+
+        An array found damaged only when it is read raises ValueError: the caller takes that as no index.
+        """
         ...
 
     def save_index(self, persona_slug: str, project_slug: str, arrays: Callable[[], Arrays]) -> None:

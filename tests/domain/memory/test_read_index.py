@@ -271,3 +271,31 @@ def test_reads_that_only_list_keep_no_index() -> None:
 def test_a_header_is_what_parse_reads_as_one(line: str) -> None:
     sections = parse(f"{line}\n- a lesson\n").sections
     assert is_header(line) == (sections[-1].header == line)
+
+
+def test_an_index_that_does_not_hold_its_lessons_stops_one_read_and_the_next_replaces_it() -> None:
+    store = InMemoryMemoryStore()
+    store.files[KEY] = TEXT
+    expected = reading_service(store).read(PRIYA, "p", "flaky tests in the payments suite")
+    store.indexes[KEY]["texts"] = store.indexes[KEY]["texts"] + np.array([1, 0], dtype=np.int32)
+    memory = reading_service(store)
+    with pytest.raises(StorageError, match="does not match the memory's text"):
+        memory.read(PRIYA, "p", "flaky tests in the payments suite")
+    assert memory.read(PRIYA, "p", "flaky tests in the payments suite") == expected
+    assert reading_service(store).read(PRIYA, "p", "flaky tests in the payments suite") == expected  # kept anew
+
+
+def test_a_changed_text_is_read_by_deriving_from_the_index_kept_before() -> None:
+    store = InMemoryMemoryStore()
+    store.files[KEY] = TEXT
+    reading_service(store).read(PRIYA, "p", "anything")
+    store.files[KEY] = TEXT.replace("## 2026-11-09 · manual\n", "## 2026-11-09 · manual\n- Retry flaky tests once.\n")
+    fresh = InMemoryMemoryStore()
+    fresh.files[KEY] = store.files[KEY]
+    assert reading_service(store).read(PRIYA, "p", "retry flaky tests") == reading_service(fresh).read(
+        PRIYA, "p", "retry flaky tests"
+    )
+    assert same_arrays(
+        ReadIndex.from_arrays(store.indexes[KEY], KeywordWeights()),
+        ReadIndex.from_arrays(fresh.indexes[KEY], KeywordWeights()),
+    )

@@ -13,7 +13,7 @@ import pytest
 from numpy.typing import NDArray
 
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.recall import Recall, RecallIndex, RecallWeights
+from nightwatch.domain.recall import LessonTerms, Recall, RecallIndex, RecallWeights
 from nightwatch.domain.recall.index import KeywordWeights
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.domain.vectors import LessonVectors
@@ -166,3 +166,19 @@ def test_an_empty_lesson_set_round_trips() -> None:
     loaded = round_trip(Recall().prepare(()))
     assert loaded.size == 0
     assert Recall().select((), "auth", NOW, 100, cost, prepared=loaded) == []
+
+
+def test_terms_gathered_from_another_set_are_those_made_from_nothing() -> None:
+    rng = random.Random(8)
+    before = [rng.choices(WORDS, k=rng.randint(0, 6)) for _ in range(40)]
+    old = LessonTerms.of(before)
+    for _ in range(20):
+        rows = [rng.randrange(-1, len(before)) for _ in range(rng.randint(0, 50))]
+        fresh = [rng.choices([*WORDS, "brand", "new", "words"], k=rng.randint(0, 5)) for row in rows if row < 0]
+        texts = iter(fresh)
+        wanted = [before[row] if row >= 0 else next(texts) for row in rows]
+        gathered = old.gathered(np.array(rows, dtype=np.int64), fresh)
+        made = LessonTerms.of(wanted)
+        assert gathered.vocabulary == made.vocabulary
+        assert gathered.numbers.tolist() == made.numbers.tolist()
+        assert gathered.lengths.tolist() == made.lengths.tolist()
