@@ -5,9 +5,10 @@
 It writes a synthetic memory file of N lessons (dated sections of 1-3 bullets, the way reflections record them) and
 their stored vectors (main.vectors) in a temporary NIGHTWATCH_HOME, reads it once (as the app reads a memory before
 each turn, which keeps its read index, main.index), and times `MemoryService.read` with a topic and a recent thread
-as the query: file read, parse (cached while the file is unchanged), the query's embedding with the real
-all-MiniLM-L6-v2 encoder, scoring, packing into the 2,000-token budget and rendering. The stored vectors are random
-unit vectors (embedding 10,000 synthetic lines would take minutes and the timings do not depend on their values).
+as the query: file read, the snapshot and its read index (cached while the file is unchanged), the query's
+embedding with the real all-MiniLM-L6-v2 encoder, scoring, packing into the 2,000-token budget and rendering. The
+stored vectors are random unit vectors (embedding 10,000 synthetic lines would take minutes and the timings do not
+depend on their values).
 
 First reads in new processes, each the median of `COLD_RUNS` processes (every run in `*_runs_ms`), the encoder's
 weights loaded before the timed read (`model_load_ms` says how long that took):
