@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -245,3 +246,31 @@ def test_a_read_index_holds_what_the_text_gives(home: Path, memory: str) -> None
     index = ReadIndex.from_arrays(index_file.decode(index_path(home).read_bytes()), KeywordWeights())
     assert index.fits(memory, text_digest(memory))
     assert index.ids.astype("U8").tolist() == [lesson.id for lesson in new_process(home).lessons(DEV, "p")]
+
+
+def test_services_reading_in_threads_while_another_writes_never_fail_and_end_right(home: Path, memory: str) -> None:
+    errors: list[BaseException] = []
+    readers = [new_process(home) for _ in range(3)]
+    stop = threading.Event()
+
+    def read(memory_service: MemoryService) -> None:
+        while not stop.is_set():
+            try:
+                memory_service.read(DEV, "p", "token refresh in auth_service.py")
+            except BaseException as err:  # any failure fails the test
+                errors.append(err)
+
+    threads = [threading.Thread(target=read, args=(reader,)) for reader in readers for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    writer = new_process(home)
+    for number in range(8):
+        writer.remember(DEV, "p", f"Token refresh number {number} must retry with backoff in auth_service.py.")
+    stop.set()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    expected = new_process(home).read(DEV, "p", "token refresh in auth_service.py")
+    index_path(home).unlink()
+    assert new_process(home).read(DEV, "p", "token refresh in auth_service.py") == expected
+    assert all(reader.read(DEV, "p", "token refresh in auth_service.py") == expected for reader in readers)
