@@ -1,8 +1,8 @@
 """Memory texts as snapshots, cached per persona and project until the file's text changes.
 
 A 10,000-lesson file is parsed once; later reads of the same text reuse the parse and the token cost of each lesson.
-A snapshot made from a read index (read_index.py) parses only the lines asked for, and the whole text only when
-something needs the document (a write, the history, the lines not understood).
+A snapshot made from a read index (reading.py) builds only the lessons asked for (indexed.py), and parses the whole
+text only when something needs the document (a write, the history, the lines not understood).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Snapshot:
         self._costs: list[int | None] = [None] * len(live)
         self._keys = index.vector_keys() if index is not None else None
         self._aligned: tuple[VectorTable, LessonVectors] | None = None
-        self.vectors_checked = False  # whether the store was asked again for vectors this parse lacked
+        self.vectors_checked = False  # whether the store was asked again for vectors this text lacked
 
     @classmethod
     def parsed(cls, text: str) -> Snapshot:

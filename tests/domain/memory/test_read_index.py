@@ -299,3 +299,14 @@ def test_a_changed_text_is_read_by_deriving_from_the_index_kept_before() -> None
         ReadIndex.from_arrays(store.indexes[KEY], KeywordWeights()),
         ReadIndex.from_arrays(fresh.indexes[KEY], KeywordWeights()),
     )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_derived_keyword_index_is_the_one_recall_builds_from_the_parsed_lessons(seed: int) -> None:
+    for text in (TEXT, *edits(TEXT, seed)):
+        derived = index_of(text).recall.arrays()
+        built = Recall().prepare(tuple(parse(text).live())).arrays()
+        assert derived.keys() == built.keys()
+        for name in derived:
+            assert derived[name].dtype == built[name].dtype, name
+            assert np.array_equal(derived[name], built[name]), name
