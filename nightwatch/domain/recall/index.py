@@ -183,7 +183,7 @@ class LessonIndex:
         self.weights = weights
         self.terms = terms  # each lesson's own terms: what the index was built from
         self.size = len(terms.lengths)
-        self._vocabulary = {term: number for number, term in enumerate(terms.vocabulary)}
+        self._vocabulary = dict(zip(terms.vocabulary, range(len(terms.vocabulary)), strict=True))
         self._docs = docs  # by term: the lessons it scores, each term's run from _starts[term] to _starts[term + 1]
         self._impacts = impacts
         self._starts = starts
