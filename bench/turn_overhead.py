@@ -100,9 +100,11 @@ class BenchMemory:
         self._service = service
         self._timings = timings
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> MemoryBlock:
         started = time.perf_counter()
-        block = self._service.read(persona, project, topic, thread=thread)
+        block = self._service.read(persona, project, topic, thread=thread, budget=budget)
         self._timings["memory read + rank"].append(time.perf_counter() - started)
         return block
 
@@ -120,9 +122,11 @@ class TimedSharing:
         self._sharing = sharing
         self._timings = timings
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock:
         started = time.perf_counter()
-        block = self._sharing.read(persona, project, topic, thread=thread)
+        block = self._sharing.read(persona, project, topic, thread=thread, budget=budget)
         self._timings["shared read + rank"].append(time.perf_counter() - started)
         return block
 
@@ -168,6 +172,9 @@ class QuietPoster:
         self.thread.append(ThreadMessage(lead.name, text, lead.name))
 
     def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
+        return None
+
+    def post_recall(self, persona: Persona, query: str, found: int) -> None:
         return None
 
     def post_notice(self, text: str) -> None:

@@ -10,12 +10,13 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters import embeddings
 from nightwatch.adapters.db import SchemaChange, upgrade
-from nightwatch.adapters.persona_files import load_default_personas
+from nightwatch.adapters.hot_reload import report_persona_files
+from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.models import Persona
-from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.personas import FileOutcome, PersonaService
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,10 @@ class Started:
 
 
 def start(container: Injector) -> Started:
-    """Create the data folder, run the migrations, seed default personas never seeded before, close abandoned runs.
+    """Create the data folder, run the migrations, apply the persona files, close abandoned runs.
+
+    Persona files (the defaults and NIGHTWATCH_PERSONAS_DIR) add the personas never added before and update those
+    nobody changed since their file set them (domain/personas/files.py); a file that cannot be used stops start-up.
 
     Every command runs this, so a deliberation whose process was killed shows as interrupted at the next command
     (`nightwatch history` included), while one a live process still runs is left alone (see abandoned.py).
@@ -44,9 +48,11 @@ def start(container: Injector) -> Started:
     schema = upgrade(container.get(Engine))
     if schema.changed:
         log.info("%s", schema.message)
-    seeded = container.get(PersonaService).seed_defaults(load_default_personas())
-    if seeded:
-        log.info("seeded default personas: %s", ", ".join(p.name for p in seeded))
+    scan = container.get(PersonaFolders).scan()
+    scan.raise_refused()
+    applied = container.get(PersonaService).apply_files(scan.files)
+    report_persona_files(scan, applied, starting=True)
+    seeded = [item.persona for item in applied if item.outcome is FileOutcome.ADDED and item.persona is not None]
     for deliberation in container.get(DeliberationEngine).close_abandoned():
         log.info("deliberation #%s (%s) was cut off: marked interrupted", deliberation.id, deliberation.topic[:80])
     return Started(schema=schema, seeded=tuple(seeded))

@@ -21,10 +21,12 @@ from nightwatch.adapters.db import (
     SqlShareRepository,
     make_engine,
 )
+from nightwatch.adapters.hot_reload import HotReload
 from nightwatch.adapters.liveness import ProcessLiveness
 from nightwatch.adapters.memory_db import DatabaseMemoryStore
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
+from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.adapters.persona_transactions import SqlPersonaTransactions
 from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
@@ -45,6 +47,7 @@ from nightwatch.domain.ports import (
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import SoulCompiler
+from nightwatch.live_settings import LiveSettings
 
 
 class NightWatchModule(Module):
@@ -57,6 +60,21 @@ class NightWatchModule(Module):
     @provider
     def provide_settings(self) -> Settings:
         return self._settings
+
+    @singleton
+    @provider
+    def provide_live_settings(self, settings: Settings) -> LiveSettings:
+        return LiveSettings(settings)
+
+    @singleton
+    @provider
+    def provide_persona_folders(self, settings: Settings) -> PersonaFolders:
+        return PersonaFolders(extra=settings.personas_dir)  # the packaged defaults' folder is found when first read
+
+    @singleton
+    @provider
+    def provide_hot_reload(self, live: LiveSettings, personas: PersonaService, folders: PersonaFolders) -> HotReload:
+        return HotReload(live=live, personas=personas, folders=folders)
 
     @singleton
     @provider
@@ -184,7 +202,7 @@ class NightWatchModule(Module):
     @provider
     def provide_deliberation(
         self,
-        settings: Settings,
+        live: LiveSettings,
         personas: PersonaService,
         memory: MemoryService,
         compiler: SoulCompiler,
@@ -194,17 +212,6 @@ class NightWatchModule(Module):
         liveness: Liveness,
         sharing: SharingService,
     ) -> DeliberationEngine:
-        limits = settings.deliberation
-        policy = DeliberationPolicy(
-            max_rounds=limits.max_rounds,
-            max_contributors=limits.max_contributors,
-            max_replies=limits.max_replies,
-            reply_chars=limits.reply_chars,
-            lead=limits.lead,
-            context_tokens=limits.context_tokens,
-            model_window=limits.model_window,
-            lease_for=timedelta(seconds=limits.lease_seconds),
-        )
         return DeliberationEngine(
             personas=personas,
             memory=memory,
@@ -212,7 +219,7 @@ class NightWatchModule(Module):
             llm=llm,
             log=log,
             clock=clock,
-            policy=policy,
+            policy=lambda: deliberation_policy(live.current()),  # taken once per deliberation: reloads reach the next
             liveness=liveness,
             shared=sharing,
         )
@@ -226,7 +233,7 @@ class NightWatchModule(Module):
     @provider
     def provide_proactive(
         self,
-        settings: Settings,
+        live: LiveSettings,
         personas: PersonaService,
         memory: MemoryService,
         compiler: SoulCompiler,
@@ -234,12 +241,14 @@ class NightWatchModule(Module):
         log: DeliberationLog,
         clock: Clock,
     ) -> ProactiveService:
-        policy = ProactivePolicy(
-            interval_minutes=settings.slack.proactive_interval_minutes,
-            quiet_minutes=settings.slack.proactive_quiet_minutes,
-        )
         return ProactiveService(
-            personas=personas, memory=memory, compiler=compiler, llm=llm, log=log, clock=clock, policy=policy
+            personas=personas,
+            memory=memory,
+            compiler=compiler,
+            llm=llm,
+            log=log,
+            clock=clock,
+            policy=lambda: proactive_policy(live.current()),
         )
 
     @singleton
@@ -252,6 +261,7 @@ class NightWatchModule(Module):
     def provide_slack_app(
         self,
         settings: Settings,
+        live: LiveSettings,
         personas: PersonaService,
         memory: MemoryService,
         engine: DeliberationEngine,
@@ -273,7 +283,34 @@ class NightWatchModule(Module):
             proactive=proactive,
             teaching=teaching,
             sharing=sharing,
+            admin_ids=lambda: live.current().slack.admins,  # read at each click: a reload reaches the next one
         )
+
+
+def deliberation_policy(settings: Settings) -> DeliberationPolicy:
+    """A deliberation's bounds from the settings (the reloadable ones are those in live_settings.RELOADABLE)."""
+    limits = settings.deliberation
+    return DeliberationPolicy(
+        max_rounds=limits.max_rounds,
+        max_contributors=limits.max_contributors,
+        max_replies=limits.max_replies,
+        reply_chars=limits.reply_chars,
+        lead=limits.lead,
+        context_tokens=limits.context_tokens,
+        model_window=limits.model_window,
+        lease_for=timedelta(seconds=limits.lease_seconds),
+        memory_tokens=settings.memory.token_budget,
+        shared_tokens=settings.memory.shared_token_budget,
+    )
+
+
+def proactive_policy(settings: Settings) -> ProactivePolicy:
+    """When personas may speak unprompted, from the settings."""
+    return ProactivePolicy(
+        interval_minutes=settings.slack.proactive_interval_minutes,
+        quiet_minutes=settings.slack.proactive_quiet_minutes,
+        memory_tokens=settings.memory.token_budget,
+    )
 
 
 def build_injector(settings: Settings, *overrides: Module) -> Injector:

@@ -4,9 +4,15 @@
         fake.plan(rate_limited(retry_after_ms=10), answer("hello"))
         client = anthropic.Anthropic(api_key="sk-test", base_url=fake.url)
 
-Requests beyond the plan are answered by `responder(body) -> text`, wrapped in a valid Messages response whose usage
-counts words and simulates prompt caching: the first request with a given cached system prefix writes it to the
-cache, later ones read it.
+Requests beyond the plan are answered by `responder(body)`: a text, wrapped in a valid Messages response whose usage
+counts words and simulates prompt caching (the first request with a given cached prefix, the tools and the system
+blocks up to the last cache mark, writes it to the cache, later ones read it), or a `Planned` answer.
+
+Tool use is spoken as the Messages API speaks it: `tool_use(("memory_recall", {"query": "x"}))` answers with
+`tool_use` blocks (ids `toolu_fake_<request>_<n>`) and stop reason "tool_use", and every request is checked the way
+the API checks it (`tool_protocol_error`): a conversation with tool blocks must define tools, every `tool_use` must be
+answered by a `tool_result` with its id at the start of the very next user message, and no `tool_result` may answer
+anything else. A request that breaks a rule gets the API's 400 `invalid_request_error`.
 """
 
 from __future__ import annotations
@@ -20,12 +26,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-Responder = Callable[[dict[str, Any]], str]
+Responder = Callable[[dict[str, Any]], "str | Planned"]
 
 
 @dataclass(frozen=True)
 class Planned:
-    """One planned response. `text` is wrapped into a Messages body; `body` is sent as JSON; `raw` as is."""
+    """One planned response. `text` (and `tool_calls`) are wrapped into a Messages body; `body` is sent as JSON;
+    `raw` as is."""
 
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
@@ -33,6 +40,7 @@ class Planned:
     body: dict[str, Any] | None = None
     raw: bytes | None = None
     delay: float = 0.0
+    tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()  # (name, input) of each tool_use block
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,11 @@ class Recorded:
 
 def answer(text: str, *, delay: float = 0.0) -> Planned:
     return Planned(text=text, delay=delay)
+
+
+def tool_use(*calls: tuple[str, dict[str, Any]], text: str = "") -> Planned:
+    """An answer calling tools: `text` (if any), then a `tool_use` block per (name, input); stop reason tool_use."""
+    return Planned(text=text, tool_calls=tuple(calls))
 
 
 def rate_limited(*, retry_after_ms: int = 10) -> Planned:
@@ -92,6 +105,51 @@ def request_text(body: dict[str, Any]) -> tuple[str, str]:
             content = message.get("content")
             last = content if isinstance(content, str) else " ".join(str(c.get("text", "")) for c in content)
     return str(system), last
+
+
+def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The `tool_result` blocks of the request's last message (empty when it reports none)."""
+    messages = body.get("messages") or []
+    content = messages[-1].get("content") if messages else None
+    return [block for block in content if block.get("type") == "tool_result"] if isinstance(content, list) else []
+
+
+def tool_protocol_error(body: dict[str, Any]) -> str | None:
+    """What the Messages API would refuse in this request's tool use, or None when it is well formed."""
+    tools = body.get("tools")
+    names = {tool.get("name") for tool in tools or []}
+    choice = body.get("tool_choice")
+    if choice is not None and (not tools or choice.get("type") not in ("auto", "any", "tool", "none")):
+        return "tool_choice needs tools, and a type of auto, any, tool or none"
+    pending: list[str] = []  # ids of the previous assistant message's tool_use blocks
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        uses = [block for block in blocks if block.get("type") == "tool_use"]
+        results = [block for block in blocks if block.get("type") == "tool_result"]
+        if (uses or results) and not tools:
+            return "Requests which include `tool_use` or `tool_result` blocks must define tools."
+        if any(use.get("name") not in names for use in uses):
+            return f"messages.{index}: tool_use names a tool that is not defined"
+        if message.get("role") == "user":
+            leading = [block.get("tool_use_id") for block in blocks[: len(results)]]
+            if len(leading) != len(results) or any(b.get("type") != "tool_result" for b in blocks[: len(results)]):
+                return f"messages.{index}: tool_result blocks must come first in the message"
+            if sorted(map(str, leading)) != sorted(pending):
+                return (
+                    f"messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after, "
+                    "or a `tool_result` answers no `tool_use` of the previous message"
+                )
+            pending = []
+        else:
+            if pending:
+                return f"messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after"
+            if message.get("role") == "assistant" and results:
+                return f"messages.{index}: an assistant message cannot carry tool_result blocks"
+            pending = [str(use.get("id")) for use in uses]
+    if pending:
+        return "the last message calls tools; their results must follow before the model can answer"
+    return None
 
 
 def default_responder(body: dict[str, Any]) -> str:
@@ -180,32 +238,45 @@ class FakeAnthropic:
             self.requests.append(recorded)
             if self._plan:
                 return self._plan.pop(0)
-        return Planned(text=self.responder(recorded.body))
+        answer = self.responder(recorded.body)
+        return answer if isinstance(answer, Planned) else Planned(text=answer)
 
-    def _message(self, body: dict[str, Any], text: str) -> dict[str, Any]:
+    def _message(
+        self, body: dict[str, Any], text: str, calls: tuple[tuple[str, dict[str, Any]], ...]
+    ) -> dict[str, Any]:
+        number = len(self.requests)
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text or not calls else []
+        content += [
+            {"type": "tool_use", "id": f"toolu_fake_{number}_{n}", "name": name, "input": given}
+            for n, (name, given) in enumerate(calls, start=1)
+        ]
         return {
-            "id": f"msg_fake_{len(self.requests)}",
+            "id": f"msg_fake_{number}",
             "type": "message",
             "role": "assistant",
             "model": body.get("model", "unknown"),
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
+            "content": content,
+            "stop_reason": "tool_use" if calls else "end_turn",
             "stop_sequence": None,
-            "usage": self._usage(body, text),
+            "usage": self._usage(body, text + json.dumps([given for _, given in calls]) if calls else text),
         }
 
     def _usage(self, body: dict[str, Any], text: str) -> dict[str, int]:
         system = body.get("system") if isinstance(body.get("system"), list) else []
         last_cached = max((i for i, block in enumerate(system) if block.get("cache_control")), default=-1)
         prefix = "\n".join(str(block.get("text", "")) for block in system[: last_cached + 1])
+        tools = body.get("tools") or []
+        if any(tool.get("cache_control") for tool in tools):  # tools come first in the cached prefix
+            prefix = json.dumps(tools) + "\n" + prefix
         cached = len(prefix.split())
         with self._lock:
             seen = prefix in self._cached_prefixes
             self._cached_prefixes.add(prefix)
         system_text, _ = request_text(body)
         messages_words = sum(len(json.dumps(m.get("content", "")).split()) for m in body.get("messages", []))
+        tool_words = len(json.dumps(tools).split()) if tools else 0
         return {
-            "input_tokens": len(system_text.split()) - cached + messages_words,
+            "input_tokens": len(system_text.split()) + tool_words - cached + messages_words,
             "output_tokens": len(text.split()),
             "cache_creation_input_tokens": cached if cached and not seen else 0,
             "cache_read_input_tokens": cached if cached and seen else 0,
@@ -222,6 +293,12 @@ class FakeAnthropic:
                 recorded = Recorded(path=self.path, headers={k.lower(): v for k, v in self.headers.items()}, body=body)
                 if self.path.split("?")[0] != "/v1/messages":
                     self._send(404, {}, json.dumps(_error("not_found_error", self.path)).encode())
+                    return
+                problem = tool_protocol_error(body)
+                if problem is not None:
+                    with fake._lock:
+                        fake.requests.append(recorded)
+                    self._send(400, {}, json.dumps(_error("invalid_request_error", problem)).encode())
                     return
                 planned = fake._next(recorded)
                 if planned.delay and fake._stopping.wait(planned.delay):
@@ -250,5 +327,7 @@ class FakeAnthropic:
             return planned.raw
         if planned.body is not None:
             return json.dumps(planned.body).encode()
-        text = planned.text if planned.text is not None else self.responder(body)
-        return json.dumps(self._message(body, text)).encode()
+        if planned.text is None and not planned.tool_calls:
+            answer = self.responder(body)
+            planned = answer if isinstance(answer, Planned) else Planned(text=answer)
+        return json.dumps(self._message(body, planned.text or "", planned.tool_calls)).encode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -32,6 +33,7 @@ from nightwatch.domain.models import (
 )
 from nightwatch.domain.personas.names import check_slug
 from nightwatch.domain.ports import FolderMove, recent_limit
+from nightwatch.domain.tool_use import ToolCall
 from nightwatch.domain.vectors import VectorTable
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
@@ -48,11 +50,15 @@ class FakeClock:
         self.current += timedelta(**delta)
 
 
-Reply = str | BaseException | Callable[[LLMRequest], str]
+Reply = str | LLMResponse | BaseException | Callable[[LLMRequest], str | LLMResponse]
 
 
 class ScriptedLLM:
-    """Answers from per-purpose scripts (queues); falls back to `default` replies; records every request."""
+    """Answers from per-purpose scripts (queues); falls back to `default` replies; records every request.
+
+    A reply is a text, a whole LLMResponse (to call tools: `calling(...)`), an exception to raise, or a function of
+    the request giving either.
+    """
 
     def __init__(self, default: dict[Purpose, Reply] | None = None) -> None:
         self.scripts: dict[Purpose, list[Reply]] = {}
@@ -73,17 +79,28 @@ class ScriptedLLM:
             raise LLMOutputError(f"ScriptedLLM has no reply for {request.purpose}")
         if isinstance(reply, BaseException):
             raise reply
-        text = reply(request) if callable(reply) else reply
-        return LLMResponse(text=text, usage=Usage(input_tokens=10, output_tokens=5), model="scripted")
+        answer = reply(request) if callable(reply) else reply
+        if isinstance(answer, LLMResponse):
+            return answer
+        return LLMResponse(text=answer, usage=Usage(input_tokens=10, output_tokens=5), model="scripted")
 
     def calls(self, purpose: Purpose) -> list[LLMRequest]:
         return [r for r in self.requests if r.purpose is purpose]
 
 
+_CALL_IDS = itertools.count(1)
+
+
+def calling(*calls: tuple[str, dict[str, object]], text: str = "") -> LLMResponse:
+    """A scripted answer that calls tools (ids call-1, call-2, ... unique in the test run), with `text` beside them."""
+    made = tuple(ToolCall(f"call-{next(_CALL_IDS)}", name, given) for name, given in calls)
+    return LLMResponse(text=text, usage=Usage(input_tokens=10, output_tokens=5), model="scripted", tool_calls=made)
+
+
 class InMemoryPersonaRepository:
     def __init__(self, personas: Iterable[Persona] = ()) -> None:
         self._rows: dict[int, Persona] = {}
-        self._seeded: set[str] = set()
+        self._seeded: dict[str, str | None] = {}  # file marks: slug -> fingerprint
         self._next = 1
         for persona in personas:
             self.add(persona)
@@ -121,11 +138,11 @@ class InMemoryPersonaRepository:
     def remove(self, persona_id: int) -> None:
         self._rows.pop(persona_id, None)
 
-    def seeded_defaults(self) -> set[str]:
-        return set(self._seeded)
+    def file_marks(self) -> dict[str, str | None]:
+        return dict(self._seeded)
 
-    def mark_seeded(self, slugs: Sequence[str]) -> None:
-        self._seeded.update(slugs)
+    def mark_file(self, slug: str, fingerprint: str | None) -> None:
+        self._seeded[slug] = fingerprint
 
 
 class InMemoryMemoryStore:
@@ -384,7 +401,7 @@ class InMemoryPersonaTransactions:
     def begin(self) -> Iterator[InMemoryPersonaTransaction]:
         repo, store, pending, shares = self.open.personas, self.open.memory, self.open.pending, self.open.shares
         saved = (
-            (dict(repo._rows), set(repo._seeded), repo._next),
+            (dict(repo._rows), dict(repo._seeded), repo._next),
             {name: copy.deepcopy(getattr(store, name)) for name in _STORE_STATE},
             (list(pending.rows), pending._next),
             list(shares.rows),
@@ -511,6 +528,7 @@ class RecordingPoster:
         self.turns: list[tuple[str, str]] = []
         self.verdicts: list[tuple[str, Verdict, str]] = []
         self.lessons: list[tuple[str, str, str, str]] = []
+        self.recalls: list[tuple[str, str, int]] = []
         self.notices: list[str] = []
 
     def post_turn(self, persona: Persona, text: str) -> None:
@@ -523,6 +541,9 @@ class RecordingPoster:
 
     def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
         self.lessons.append((persona.name, project, lesson_id, text))
+
+    def post_recall(self, persona: Persona, query: str, found: int) -> None:
+        self.recalls.append((persona.name, query, found))
 
     def post_notice(self, text: str) -> None:
         self.notices.append(text)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from pathlib import Path
 
 import pytest
 from injector import Module, provider, singleton
@@ -10,7 +12,9 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
 from nightwatch.adapters.db.slack_state import SlackState
+from nightwatch.adapters.hot_reload import HotReload
 from nightwatch.adapters.offline.llm import OfflineLLM
+from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.config import Settings
@@ -22,6 +26,7 @@ from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, Pe
 from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
+from nightwatch.live_settings import LiveSettings
 from nightwatch.wiring import build_injector
 from tests.fakes import FakeClock, ScriptedLLM
 
@@ -43,6 +48,9 @@ ROOTS = [
     SlackState,
     ProactiveService,
     SlackApp,
+    LiveSettings,
+    PersonaFolders,
+    HotReload,
 ]
 
 
@@ -71,6 +79,29 @@ def test_sharing_uses_the_budget_from_the_settings(settings: Settings) -> None:
     wider = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory, shared_token_budget=900))
     assert build_injector(settings).get(SharingService).token_budget == 600
     assert build_injector(wider).get(SharingService).token_budget == 900
+
+
+def test_the_engine_and_proactive_messages_take_their_bounds_from_the_live_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings_file = tmp_path / "nightwatch.env"
+    settings_file.write_text("NIGHTWATCH_MAX_ROUNDS=1\n", encoding="utf-8")
+    for name in [n for n in os.environ if n.startswith(("NIGHTWATCH_", "SLACK_", "ANTHROPIC_", "DATABASE_URL"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("NIGHTWATCH_HOME", str(tmp_path))
+    monkeypatch.setenv("NIGHTWATCH_SETTINGS_FILE", str(settings_file))
+    container = build_injector(Settings.from_env())
+    live = container.get(LiveSettings)
+    engine, proactive = container.get(DeliberationEngine), container.get(ProactiveService)
+    assert (engine.policy.max_rounds, engine.policy.memory_tokens, engine.policy.shared_tokens) == (1, 2000, 600)
+    settings_file.write_text(
+        "NIGHTWATCH_MAX_ROUNDS=4\nNIGHTWATCH_MEMORY_TOKEN_BUDGET=700\nNIGHTWATCH_PROACTIVE_INTERVAL_MINUTES=0\n",
+        encoding="utf-8",
+    )
+    live.reload()
+    assert (engine.policy.max_rounds, engine.policy.memory_tokens) == (4, 700)
+    assert proactive.policy.interval_minutes == 0
+    assert container.get(LiveSettings) is live
 
 
 def test_the_llm_follows_the_settings_and_its_answers_are_redacted(settings: Settings) -> None:

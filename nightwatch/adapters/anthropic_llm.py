@@ -4,6 +4,13 @@ The SDK's own retries are switched off (`max_retries=0`) and done here instead, 
 `retry-after` however long (it would park a worker for as long as the server asks), and the error a person finally
 sees should say how many retries were made. What is retried: 408, 409, 429, every 5xx (529 "overloaded" included),
 timeouts and connection failures; a `x-should-retry` header from the API wins either way.
+
+Tool use: a request's tools go out as the API's tool definitions, the last one marked for the prompt cache (tools
+come before the system prompt in the cached prefix, and are the same for every persona's turn), and its tool rounds
+as an assistant message of `tool_use` blocks followed by a user message of the matching `tool_result` blocks (same
+`tool_use_id`). An answer with `tool_use` blocks (stop reason "tool_use") becomes the response's tool calls.
+`answer_now` sends `tool_choice: none`: the tools stay defined, as the API requires while earlier calls are in the
+conversation, but the model must answer in text.
 """
 
 from __future__ import annotations
@@ -13,13 +20,25 @@ import logging
 import random
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import anthropic
 import httpx2
-from anthropic.types import AssistantMessageParam, Message, MessageParam, TextBlockParam, UserMessageParam
+from anthropic.types import (
+    AssistantMessageParam,
+    ContentBlockParam,
+    Message,
+    MessageParam,
+    TextBlockParam,
+    ToolParam,
+    ToolResultBlockParam,
+    ToolUseBlockParam,
+    UserMessageParam,
+)
 
 from nightwatch.domain.errors import LLMOutputError, LLMUnavailableError
 from nightwatch.domain.models import ChatMessage, LLMRequest, LLMResponse, PromptBlock, Usage
+from nightwatch.domain.tool_use import ToolCall, ToolRound, ToolSpec
 
 log = logging.getLogger(__name__)
 
@@ -58,12 +77,16 @@ class AnthropicLLM:
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Send one Messages request, retrying what is worth retrying; return the text and its token usage."""
         model = request.model or self._default_model
-        system = system_blocks(request.system.blocks)
-        messages = message_params(request.messages)
+        tools = tool_params(request.tools)
+        system = system_blocks(request.system.blocks, breakpoints=MAX_CACHE_BREAKPOINTS - (1 if tools else 0))
+        messages = message_params(request.messages) + round_params(request.tool_rounds)
+        options: dict[str, Any] = {"tools": tools} if tools else {}
+        if tools and request.answer_now:
+            options["tool_choice"] = {"type": "none"}
         for attempt in range(self._max_retries + 1):
             try:
                 message = self._client.messages.create(
-                    model=model, max_tokens=request.max_tokens, system=system, messages=messages
+                    model=model, max_tokens=request.max_tokens, system=system, messages=messages, **options
                 )
             except anthropic.APIStatusError as error:
                 wait = self._retry_wait(attempt, error.response)
@@ -114,10 +137,10 @@ class AnthropicLLM:
         )
 
 
-def system_blocks(blocks: Sequence[PromptBlock]) -> list[TextBlockParam]:
-    """The system prompt as text blocks; the last cached blocks (up to the API's limit) get a cache breakpoint."""
+def system_blocks(blocks: Sequence[PromptBlock], *, breakpoints: int = MAX_CACHE_BREAKPOINTS) -> list[TextBlockParam]:
+    """The system prompt as text blocks; the last cached blocks (up to `breakpoints`) get a cache breakpoint."""
     kept = [block for block in blocks if block.text]
-    cached = [i for i, block in enumerate(kept) if block.cache][-MAX_CACHE_BREAKPOINTS:]
+    cached = [i for i, block in enumerate(kept) if block.cache][-breakpoints:] if breakpoints > 0 else []
     params: list[TextBlockParam] = []
     for i, block in enumerate(kept):
         param: TextBlockParam = {"type": "text", "text": block.text}
@@ -140,16 +163,67 @@ def message_params(messages: Sequence[ChatMessage]) -> list[MessageParam]:
     return params
 
 
+def tool_params(tools: Sequence[ToolSpec]) -> list[ToolParam]:
+    """The tool definitions; the last one is a cache breakpoint, so the whole list is cached as one prefix."""
+    params: list[ToolParam] = [
+        {"name": tool.name, "description": tool.description, "input_schema": dict(tool.input_schema)} for tool in tools
+    ]
+    if params:
+        params[-1]["cache_control"] = {"type": "ephemeral"}
+    return params
+
+
+def round_params(rounds: Sequence[ToolRound]) -> list[MessageParam]:
+    """Each round as the API wants it: the model's text and `tool_use` blocks, then the matching `tool_result`s."""
+    params: list[MessageParam] = []
+    for round_ in rounds:
+        asked: list[ContentBlockParam] = [{"type": "text", "text": round_.said}] if round_.said.strip() else []
+        asked += [_tool_use(call) for call in round_.calls]
+        results: list[ContentBlockParam] = [
+            ToolResultBlockParam(
+                type="tool_result", tool_use_id=result.call_id, content=result.content, is_error=result.is_error
+            )
+            for result in round_.results
+        ]
+        params += [
+            AssistantMessageParam(role="assistant", content=asked),
+            UserMessageParam(role="user", content=results),
+        ]
+    return params
+
+
+def _tool_use(call: ToolCall) -> ToolUseBlockParam:
+    return {"type": "tool_use", "id": call.id, "name": call.name, "input": dict(call.input)}
+
+
 def _response(message: Message, model: str) -> LLMResponse:
     content = getattr(message, "content", None)
     if not isinstance(content, list):
         raise LLMOutputError("Anthropic's answer had no content list; try again, and report it if it persists.")
     texts = [block.text for block in content if getattr(block, "type", None) == "text" and hasattr(block, "text")]
     text = "".join(t for t in texts if isinstance(t, str)).strip()
-    if not text:
+    calls = tuple(_tool_calls(content))
+    if not text and not calls:
         reason = getattr(message, "stop_reason", None)
         raise LLMOutputError(f"Anthropic's answer held no text (stop reason: {reason}); try again or rephrase.")
-    return LLMResponse(text=text, usage=_usage(message), model=str(getattr(message, "model", "") or model))
+    return LLMResponse(
+        text=text, usage=_usage(message), model=str(getattr(message, "model", "") or model), tool_calls=calls
+    )
+
+
+def _tool_calls(content: list[Any]) -> list[ToolCall]:
+    """The answer's `tool_use` blocks as calls (each needs an id, a name and an object input)."""
+    calls = []
+    for block in content:
+        if getattr(block, "type", None) != "tool_use":
+            continue
+        ident, name, given = getattr(block, "id", None), getattr(block, "name", None), getattr(block, "input", None)
+        if not isinstance(ident, str) or not isinstance(name, str) or not isinstance(given, dict):
+            raise LLMOutputError(
+                "Anthropic's answer held a malformed tool call; try again, and report it if it persists."
+            )
+        calls.append(ToolCall(ident, name, given))
+    return calls
 
 
 def _usage(message: Message) -> Usage:

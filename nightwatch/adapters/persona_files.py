@@ -1,7 +1,18 @@
-"""The default personas shipped as YAML files (personas/*.yml), read into Persona values."""
+"""Persona YAML files: the packaged defaults (personas/*.yml) and a folder of your own (NIGHTWATCH_PERSONAS_DIR).
+
+`PersonaFolders.scan()` reads both. A file in your folder whose persona has the slug of a default replaces that
+default (the packaged file is then not read into anything). A file that cannot be used (not YAML, not a valid
+persona, a symbolic link, a second file for a persona another file of its folder already defines) is refused with a
+message naming the file and what to fix; when the same path gave a good persona at the last scan, that persona is
+kept, so a half-saved or broken edit never changes a persona. A file gone since the last scan is reported as removed.
+"""
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -9,7 +20,9 @@ import yaml
 import nightwatch
 from nightwatch.domain.errors import ConfigError, InvalidInputError
 from nightwatch.domain.models import Persona
-from nightwatch.domain.personas import persona_from_dict
+from nightwatch.domain.personas import FilePersona, persona_from_dict
+
+MAX_FILE_BYTES = 256 * 1024  # a rich persona is about 10 KB
 
 
 def default_persona_dir() -> Path:
@@ -28,25 +41,141 @@ def load_default_personas(folder: Path | None = None) -> list[Persona]:
 
     A file that is not valid YAML or not a valid persona raises InvalidInputError naming the file and the field.
     """
-    folder = default_persona_dir() if folder is None else folder
-    personas: list[Persona] = []
-    for path in sorted(folder.glob("*.yml")):
-        personas.append(_load(path))
-    slugs = [persona.slug for persona in personas]
-    duplicates = sorted({slug for slug in slugs if slugs.count(slug) > 1})
-    if duplicates:
-        raise InvalidInputError(f"Two default persona files in {folder} share the names {duplicates}; rename one.")
-    return personas
+    scan = PersonaFolders(default_persona_dir() if folder is None else folder).scan()
+    scan.raise_refused()
+    return [file.persona for file in scan.files]
 
 
-def _load(path: Path) -> Persona:
+def read_persona_file(path: Path) -> Persona:
+    """One persona file, opened without following a symbolic link; InvalidInputError names the file and the fix."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        raise InvalidInputError(f"{path}: could not be read ({err}).") from err
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise InvalidInputError(f"{path}: is a symbolic link; copy the file itself into the folder.") from None
+        raise InvalidInputError(f"{path}: could not be read ({err.strerror}).") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InvalidInputError(f"{path}: is not a file; a persona is a YAML file.")
+    with os.fdopen(fd, "rb") as handle:
+        raw = handle.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        raise InvalidInputError(f"{path}: is over {MAX_FILE_BYTES // 1024} KB; a persona file is much smaller.")
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"{path}: is not UTF-8 text; save it as UTF-8.") from None
     except yaml.YAMLError as err:
-        raise InvalidInputError(f"{path}: is not valid YAML ({err}); fix the file.") from err
+        raise InvalidInputError(f"{path}: is not valid YAML ({_yaml_problem(err)}); fix the file.") from err
     try:
         return persona_from_dict(data)
     except InvalidInputError as err:
         raise InvalidInputError(f"{path}: {err}") from err
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """What the YAML parser found wrong, on one line (it spans several, with the source quoted, by itself)."""
+    if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
+        mark = error.problem_mark
+        return f"{error.problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return " ".join(str(error).split())
+
+
+@dataclass(frozen=True)
+class Refused:
+    path: Path
+    why: str  # names the file and what to fix
+    kept: Persona | None = None  # the persona this path gave at the last good scan, kept instead
+
+
+@dataclass(frozen=True)
+class FolderScan:
+    """What a scan found: one file per persona (yours over a default's), refusals, and files gone since last time."""
+
+    files: tuple[FilePersona, ...]
+    refused: tuple[Refused, ...] = ()
+    removed: tuple[FilePersona, ...] = ()
+    overridden: tuple[FilePersona, ...] = field(default=())  # defaults replaced by a file in your folder
+
+    def raise_refused(self) -> None:
+        """At start-up a refused file stops the command: InvalidInputError with the first refusal."""
+        if self.refused:
+            more = f" ({len(self.refused) - 1} more file(s) refused too)" if len(self.refused) > 1 else ""
+            raise InvalidInputError(self.refused[0].why + more)
+
+
+class PersonaFolders:
+    """The persona folders, read as a whole each time; remembers the last good persona of every path."""
+
+    def __init__(self, defaults: Path | None = None, extra: Path | None = None) -> None:
+        self._defaults = defaults
+        self._extra = extra
+        self._last: dict[Path, Persona] = {}
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """The folders read (and watched by `nightwatch run`): the defaults', then yours."""
+        defaults = self._defaults if self._defaults is not None else default_persona_dir()
+        return (defaults,) if self._extra is None else (defaults, self._extra)
+
+    def scan(self) -> FolderScan:
+        """Read every *.yml file of every folder; see the module docstring for what wins and what is kept."""
+        good: dict[Path, Persona] = {}
+        refused: list[Refused] = []
+        by_folder: list[list[tuple[Path, Persona]]] = []
+        for folder in self.folders:
+            read, bad = self._read_folder(folder)
+            refused += bad
+            by_folder.append(read)
+            good.update(read)
+        chosen: dict[str, FilePersona] = {}
+        overridden: list[FilePersona] = []
+        for read in by_folder:  # the defaults first: a later folder's persona with the same slug replaces it
+            for path, persona in read:
+                if persona.slug in chosen:
+                    overridden.append(chosen[persona.slug])
+                chosen[persona.slug] = FilePersona(persona, str(path))
+        removed = [FilePersona(persona, str(path)) for path, persona in self._last.items() if not path.exists()]
+        self._last = good
+        return FolderScan(tuple(chosen.values()), tuple(refused), tuple(removed), tuple(overridden))
+
+    def _read_folder(self, folder: Path) -> tuple[list[tuple[Path, Persona]], list[Refused]]:
+        """The good personas of one folder in file-name order (a refused path keeps its last good one)."""
+        read: list[tuple[Path, Persona]] = []
+        refused: list[Refused] = []
+        for path in sorted(folder.glob("*.yml")):
+            try:
+                read.append((path, read_persona_file(path)))
+            except InvalidInputError as err:
+                kept = self._last.get(path)
+                refused.append(Refused(path, str(err), kept))
+                if kept is not None:
+                    read.append((path, kept))
+        return _without_duplicates(folder, read, refused, self._last)
+
+
+def _without_duplicates(
+    folder: Path, read: list[tuple[Path, Persona]], refused: list[Refused], last: dict[Path, Persona]
+) -> tuple[list[tuple[Path, Persona]], list[Refused]]:
+    """Refuse the files that define a persona another file of the folder defines; the path that had it keeps it."""
+    slugs = [persona.slug for _, persona in read]
+    clashes = {slug for slug in slugs if slugs.count(slug) > 1}
+    if not clashes:
+        return read, refused
+    owners = {
+        slug: next((path for path, q in read if q.slug == slug and path in last and last[path].slug == slug), None)
+        for slug in clashes
+    }
+    kept: list[tuple[Path, Persona]] = []
+    for path, persona in read:
+        if persona.slug not in clashes or owners[persona.slug] == path:
+            kept.append((path, persona))
+            continue
+        others = ", ".join(p.name for p, q in read if q.slug == persona.slug and p != path)
+        before = last.get(path)
+        before = before if before is not None and before.slug not in clashes else None
+        why = f"{path}: defines {persona.name}, as {others} in {folder} does; rename or remove one of them."
+        refused.append(Refused(path, why, before))
+        if before is not None:
+            kept.append((path, before))
+    return kept, refused

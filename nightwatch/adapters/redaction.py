@@ -137,9 +137,10 @@ class RedactingLLM:
         self.inner = inner
 
     def complete(self, request: LLMRequest) -> LLMResponse:
-        """The inner model's answer, redacted."""
+        """The inner model's answer, redacted: its text, and every string in the input of each tool call it makes."""
         response = self.inner.complete(request)
-        return replace(response, text=redact(response.text))
+        calls = tuple(replace(call, input=redact_data(dict(call.input))) for call in response.tool_calls)
+        return replace(response, text=redact(response.text), tool_calls=calls)
 
 
 class TokenRedactingFilter(logging.Filter):

@@ -1,10 +1,12 @@
 """The terminal surface: a Poster that prints a deliberation as it happens, and the JSON and budget renderings.
 
 `TerminalPoster` prints each turn (name, role, text), then the lead's verdict, then one "Carlos remembered: ..." line
-per lesson. With `quiet=True` it prints nothing and only collects, for `nightwatch deliberate --json`, which prints
-`render_result_json(result)` instead. Texts are written for Slack (mrkdwn); the terminal prints them as plain text
-(`plain_text`), while what it keeps (`messages()`, the verdict) stays as posted. What it prints, and the JSON, is
-redacted first (a backstop: secrets are redacted where they enter and where the model answers).
+per lesson; a persona's memory tools print "🔎 Dev recalled: <query> (3 lessons)" and "Dev remembered: ..." before
+its turn. With `quiet=True` it prints nothing and only collects, for `nightwatch deliberate --json`, which prints
+`render_result_json(result)` instead (each turn with its `tool_calls`). Texts are written for Slack (mrkdwn); the
+terminal prints them as plain text (`plain_text`), while what it keeps (`messages()`, the verdict) stays as posted.
+What it prints, and the JSON, is redacted first (a backstop: secrets are redacted where they enter and where the
+model answers).
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ class TerminalPoster:
         self.lessons.append(PostedLesson(persona.name, project, lesson_id, text))
         self._print(f"{persona.name} remembered: {plain_text(text)} ({lesson_id})")
 
+    def post_recall(self, persona: Persona, query: str, found: int) -> None:
+        self._print(f"🔎 {persona.name} recalled: {plain_text(query)} ({found} lesson{'' if found == 1 else 's'})")
+
     def post_notice(self, text: str) -> None:
         self.notices.append(text)
         self._print(f"· {plain_text(text)}\n")
@@ -111,6 +116,10 @@ def render_result_json(result: DeliberationResult) -> dict[str, Any]:
                 "text": turn.text,
                 "skipped": turn.skipped,
                 "lessons_injected": turn.lessons_injected,
+                "tool_calls": [
+                    {"name": call.name, "input": dict(call.input), "result": call.result, "error": call.error}
+                    for call in turn.tool_calls
+                ],
             }
             for turn in result.turns
         ],

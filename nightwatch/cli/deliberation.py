@@ -70,11 +70,12 @@ def history(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+    from nightwatch.adapters.hot_reload import HotReload
     from nightwatch.adapters.slack import SlackApp, run_socket_mode
 
     settings = container.get(Settings)  # start() has already closed the deliberations a dead process left running
     warn_when_memory_is_local(settings)
-    run_socket_mode(container.get(SlackApp), settings.slack.app_token)
+    run_socket_mode(container.get(SlackApp), settings.slack.app_token, reload=container.get(HotReload))
     return 0
 
 

@@ -31,6 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
         if settings.log_level != "DEBUG":  # Alembic names its dialect at INFO on every run; upgrade() says what changed
             logging.getLogger("alembic").setLevel(logging.WARNING)
+            logging.getLogger("watchfiles").setLevel(logging.WARNING)  # "N changes detected": hot_reload says what
         install_redaction()
         for notice in settings.notices:
             print(f"note: {notice}", file=sys.stderr)

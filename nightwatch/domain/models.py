@@ -8,6 +8,8 @@ from datetime import date, datetime
 from enum import StrEnum
 from types import MappingProxyType
 
+from nightwatch.domain.tool_use import ToolCall, ToolRound, ToolSpec, ToolTrace
+
 
 def _frozen_map(value: Mapping[str, str] | None = None) -> Mapping[str, str]:
     return MappingProxyType(dict(value or {}))
@@ -231,6 +233,9 @@ class LLMRequest:
     model: str | None = None
     persona: Persona | None = None
     topic: str = ""
+    tools: tuple[ToolSpec, ...] = ()  # tools the model may call (see tool_use.py)
+    tool_rounds: tuple[ToolRound, ...] = ()  # the calls made so far and their results, after `messages`
+    answer_now: bool = False  # the tools stay defined, but the model must answer in text without calling one
 
 
 @dataclass(frozen=True)
@@ -255,6 +260,7 @@ class LLMResponse:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     offline: bool = False
+    tool_calls: tuple[ToolCall, ...] = ()  # the model asks for these before it answers; `text` may then be ''
 
 
 # --- deliberation ----------------------------------------------------------------------------------------------
@@ -293,6 +299,7 @@ class Turn:
     skipped: bool = False
     usage: Usage = field(default_factory=Usage)
     created_at: datetime | None = None
+    tool_calls: tuple[ToolTrace, ...] = ()  # kept in memory for the caller; the deliberation log does not store them
 
 
 @dataclass(frozen=True)

@@ -70,11 +70,16 @@ class PersonaRepository(Protocol):
         """Delete the persona, and in the same transaction every share it gives or receives (see ShareRepository)."""
         ...
 
-    def seeded_defaults(self) -> set[str]:
-        """Slugs of default personas that were seeded once (so a deleted default is not seeded again)."""
+    def file_marks(self) -> dict[str, str | None]:
+        """Every persona ever added from a file, by slug, with the fingerprint of what a file last set (or None).
+
+        A mark stays when its persona is deleted, so a deleted persona is not added from its file again.
+        """
         ...
 
-    def mark_seeded(self, slugs: Sequence[str]) -> None: ...
+    def mark_file(self, slug: str, fingerprint: str | None) -> None:
+        """Record (or update) the mark of `slug` with the fingerprint of what its file set."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -317,6 +322,10 @@ class Poster(Protocol):
     def post_verdict(self, lead: Persona, verdict: Verdict, text: str) -> None: ...
 
     def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None: ...
+
+    def post_recall(self, persona: Persona, query: str, found: int) -> None:
+        """Show that `persona` searched its memory for `query` during its turn and found `found` lessons."""
+        ...
 
     def post_notice(self, text: str) -> None: ...
 

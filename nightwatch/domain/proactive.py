@@ -9,7 +9,7 @@ shown what it already flagged in that channel, so it says something new or answe
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import ClassVar
@@ -48,6 +48,7 @@ class ProactivePolicy:
     reply_chars: int = 700
     max_sentences: int = 3
     max_tokens: int = 300
+    memory_tokens: int | None = None  # most tokens of memory in the prompt; None: the memory service's own
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ class ProactiveService:
         llm: LLM,
         log: DeliberationLog,
         clock: Clock,
-        policy: ProactivePolicy,
+        policy: ProactivePolicy | Callable[[], ProactivePolicy],
     ) -> None:
         self._personas = personas
         self._memory = memory
@@ -148,7 +149,12 @@ class ProactiveService:
         self._llm = llm
         self._log = log
         self._clock = clock
-        self.policy = policy
+        self._policies = policy
+
+    @property
+    def policy(self) -> ProactivePolicy:
+        """The policy now (settings can be reloaded; each proactive message takes it once)."""
+        return self._policies if isinstance(self._policies, ProactivePolicy) else self._policies()
 
     def due(self, channels: Sequence[ChannelActivity]) -> list[ChannelActivity]:
         """The channels where a proactive message may be posted now."""
@@ -156,8 +162,9 @@ class ProactiveService:
 
     def speak(self, channel: ChannelActivity, poster: Poster, *, channel_name: str) -> ProactiveOutcome:
         """Pick a persona, ask it for one observation, post it (unless it answers SKIP) and let it reflect."""
+        policy = self.policy
         personas = self._personas.list(include_inactive=False)
-        history = self._history(channel.channel)
+        history = self._history(channel.channel, policy)
         by_name = {p.name: p.slug for p in personas}
         last = by_name.get(history[0].persona) if history else None
         with_memory = {p.slug for p in personas if self._memory.lessons(p, channel.project)}
@@ -166,12 +173,12 @@ class ProactiveService:
             return ProactiveOutcome(channel.channel, None, posted=False, reason="no active persona")
         recent = tuple(t.text for t in history if t.persona == speaker.name and not t.skipped)
         try:
-            raw = self._ask(speaker, channel, channel_name, recent[: self.policy.recent_flags])
+            raw = self._ask(speaker, channel, channel_name, recent[: policy.recent_flags], policy)
         except LLMError as err:
             log.warning("proactive message for %s failed: %s", channel.channel, err)
             return ProactiveOutcome(channel.channel, speaker.name, posted=False, reason=str(err))
         # SKIP, an empty answer and a repeat of something already flagged are all kept quiet.
-        reply = shape_reply(raw, earlier=recent, limit=self.policy.reply_chars)
+        reply = shape_reply(raw, earlier=recent, limit=policy.reply_chars)
         self._record(channel, speaker, reply.text if reply.posted else "SKIP", skipped=not reply.posted)
         if not reply.posted:
             return ProactiveOutcome(channel.channel, speaker.name, posted=False, reason=f"dropped: {reply.dropped}")
@@ -179,31 +186,38 @@ class ProactiveService:
         self._reflect(speaker, channel, reply.text, poster)
         return ProactiveOutcome(channel.channel, speaker.name, posted=True, text=reply.text)
 
-    def _ask(self, persona: Persona, channel: ChannelActivity, channel_name: str, recent: tuple[str, ...]) -> str:
+    def _ask(
+        self,
+        persona: Persona,
+        channel: ChannelActivity,
+        channel_name: str,
+        recent: tuple[str, ...],
+        policy: ProactivePolicy,
+    ) -> str:
         topic = f"what is worth flagging now in {channel.project}"
-        memory = self._memory.read(persona, channel.project, topic)
+        memory = self._memory.read(persona, channel.project, topic, budget=policy.memory_tokens)
         prompt = ProactivePrompt(
             channel_name=channel_name,
             project=channel.project,
             name=persona.name,
             role=persona.role,
-            max_sentences=self.policy.max_sentences,
+            max_sentences=policy.max_sentences,
             recent=recent,
         )
         request = LLMRequest(
             purpose=Purpose.PROACTIVE,
             system=self._compiler.compile(persona, mode=MODE, memory=memory, context=""),
             messages=(ChatMessage("user", prompt.render()),),
-            max_tokens=self.policy.max_tokens,
+            max_tokens=policy.max_tokens,
             model=persona.model,
             persona=persona,
             topic=topic,
         )
         return self._llm.complete(request).text
 
-    def _history(self, channel: str) -> list[Turn]:
+    def _history(self, channel: str, policy: ProactivePolicy) -> list[Turn]:
         """Earlier proactive turns in the channel, newest first."""
-        stored = self._log.recent(limit=self.policy.recent_flags * 3, thread_prefix=f"{THREAD_PREFIX}{channel}:")
+        stored = self._log.recent(limit=policy.recent_flags * 3, thread_prefix=f"{THREAD_PREFIX}{channel}:")
         return [turn for item in stored if item.id is not None for turn in self._log.turns(item.id)]
 
     def _record(self, channel: ChannelActivity, persona: Persona, text: str, skipped: bool) -> None:

@@ -101,7 +101,7 @@ def test_a_bad_file_names_the_file_and_the_field(tmp_path: Path, text: str, mess
 def test_two_files_with_one_name_are_refused(tmp_path: Path) -> None:
     write(tmp_path, "a.yml", "name: Maya\nrole: Security\n")
     write(tmp_path, "b.yml", "name: maya\nrole: Other\n")
-    with pytest.raises(InvalidInputError, match="share the names"):
+    with pytest.raises(InvalidInputError, match=r"a\.yml: defines Maya, as b\.yml in .* does; rename or remove one"):
         load_default_personas(tmp_path)
 
 

@@ -172,7 +172,15 @@ def test_the_json_document_lists_turns_verdict_and_lessons(engine: Engine) -> No
     assert set(document) == {"deliberation", "turns", "verdict", "summary", "lessons", "usage", "unsaved"}
     assert document["unsaved"] == []
     assert [turn["persona"] for turn in document["turns"]][:1] == ["Maya"]
-    assert set(document["turns"][0]) == {"persona", "role", "round", "text", "skipped", "lessons_injected"}
+    assert set(document["turns"][0]) == {
+        "persona",
+        "role",
+        "round",
+        "text",
+        "skipped",
+        "lessons_injected",
+        "tool_calls",
+    }
     assert set(document["verdict"]) == {"decision", "summary", "reasons", "action_items"}
     assert document["lessons"] == [
         {"persona": r.persona, "id": r.lesson.id, "text": r.lesson.text} for r in result.remembered

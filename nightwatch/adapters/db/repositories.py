@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -111,20 +111,25 @@ class SqlPersonaRepository:
             )
             conn.execute(delete(personas).where(personas.c.id == persona_id))
 
-    def seeded_defaults(self) -> set[str]:
-        with self._begin("read which defaults were seeded") as conn:
-            return set(conn.execute(select(seeded_defaults.c.slug)).scalars())
+    def file_marks(self) -> dict[str, str | None]:
+        with self._begin("read which personas came from files") as conn:
+            rows = conn.execute(select(seeded_defaults.c.slug, seeded_defaults.c.fingerprint))
+            return {row.slug: row.fingerprint for row in rows}
 
-    def mark_seeded(self, slugs: Sequence[str]) -> None:
-        present = self.seeded_defaults()
-        for slug in dict.fromkeys(slugs):
-            if slug in present:
-                continue
-            try:
-                with self._begin("record the seeded defaults") as conn:
-                    conn.execute(insert(seeded_defaults).values(slug=slug, seeded_at=datetime.now(UTC)))
-            except ConflictError:
-                pass  # another replica recorded it first: the outcome is the same
+    def mark_file(self, slug: str, fingerprint: str | None) -> None:
+        with self._begin("record a persona file") as conn:
+            changed = conn.execute(
+                update(seeded_defaults).where(seeded_defaults.c.slug == slug).values(fingerprint=fingerprint)
+            )
+            if changed.rowcount:
+                return
+        try:
+            with self._begin("record a persona file") as conn:
+                conn.execute(
+                    insert(seeded_defaults).values(slug=slug, seeded_at=datetime.now(UTC), fingerprint=fingerprint)
+                )
+        except ConflictError:
+            self.mark_file(slug, fingerprint)  # another replica inserted it meanwhile: update theirs
 
     # --- mapping ------------------------------------------------------------------------------------------------
 

@@ -55,11 +55,14 @@ personas = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 
+# One mark per persona ever added from a file (the name is from when only the packaged defaults were): a deleted
+# persona is not added again, and `fingerprint` is what its file last set (domain/personas/files.py).
 seeded_defaults = Table(
     "seeded_defaults",
     metadata,
     Column("slug", String(80), primary_key=True),
     Column("seeded_at", DateTime(timezone=True), nullable=False),
+    Column("fingerprint", String(64), nullable=True),
 )
 
 deliberations = Table(

@@ -7,6 +7,9 @@ compaction and teaching are the exceptions: compaction returns the persona's exi
 are hashes of their text), and teaching returns what a person said, read by the phrase rules the domain falls back
 on (a lesson taught is the teacher's words, not the model's).
 
+A turn whose topic asks about the past, with the memory tools offered, first calls `memory_recall` and then answers
+from what it found (recall.py); no other answer calls a tool.
+
 Who says what lives beside it: voice.py (turns), consensus.py (the lead's reading of the thread and its
 verdict: a check asked for or a risk named before the last round -> CHANGES with it as an action item; in the last
 round, HUMAN while one still blocks, else APPROVE with follow-ups), lessons.py (reflections, proactive notes).
@@ -20,6 +23,7 @@ from collections.abc import Callable
 
 from nightwatch.adapters.offline import consensus as offline_consensus
 from nightwatch.adapters.offline import lessons as offline_lessons
+from nightwatch.adapters.offline import recall as offline_recall
 from nightwatch.adapters.offline import voice as offline_voice
 from nightwatch.adapters.offline.text import (
     MARK,
@@ -53,9 +57,13 @@ class OfflineLLM:
     """Answers LLM requests without a model: deterministic, labelled "[offline]"."""
 
     def complete(self, request: LLMRequest) -> LLMResponse:
-        """Answer `request` in the shape its purpose asks for."""
-        text = self._answer(request)
+        """Answer `request` in the shape its purpose asks for, or with the memory recall it needs first."""
         prompt = request.system.text + "".join(m.content for m in request.messages)
+        call = offline_recall.recall_call(request)
+        if call is not None:
+            usage = Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(str(call.input)))
+            return LLMResponse(text="", usage=usage, model=MODEL_NAME, offline=True, tool_calls=(call,))
+        text = self._answer(request)
         usage = Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(text))
         return LLMResponse(text=text, usage=usage, model=MODEL_NAME, offline=True)
 
@@ -74,8 +82,11 @@ def _turn(request: LLMRequest, topic: str) -> str:
         final=is_last_round(request),
         items=tuple(numbered_items(asked)),
     )
-    remembered = memory_lessons(request.system.text)
-    return offline_voice.turn(request.persona, topic, thread(request), cue, remembered)
+    found = offline_recall.recalled(request)
+    if found is None:
+        return offline_voice.turn(request.persona, topic, thread(request), cue, memory_lessons(request.system.text))
+    said = offline_voice.turn(request.persona, topic, thread(request), cue, [])  # the recall says what it remembers
+    return offline_recall.from_memory(*found, said)
 
 
 def _consensus(request: LLMRequest, topic: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from slack_sdk import WebClient
@@ -22,9 +23,19 @@ REFUSAL = (
 
 
 class AdminCheck:
-    """Answers whether a user is an admin: listed in settings, else `users.info` says admin or owner (cached)."""
+    """Answers whether a user is an admin: listed in settings, else `users.info` says admin or owner (cached).
 
-    def __init__(self, *, admins: frozenset[str], client: WebClient, clock: Clock, cache_for: timedelta = CACHE_FOR):
+    `admins` may be a function returning the listed ids now (settings can be reloaded): it is asked at each check.
+    """
+
+    def __init__(
+        self,
+        *,
+        admins: frozenset[str] | Callable[[], frozenset[str]],
+        client: WebClient,
+        clock: Clock,
+        cache_for: timedelta = CACHE_FOR,
+    ):
         self._admins = admins
         self._client = client
         self._clock = clock
@@ -33,7 +44,8 @@ class AdminCheck:
         self._lock = threading.Lock()
 
     def is_admin(self, user_id: str) -> bool:
-        if user_id in self._admins:
+        listed = self._admins if isinstance(self._admins, frozenset) else self._admins()
+        if user_id in listed:
             return True
         now = self._clock.now()
         with self._lock:

@@ -3,7 +3,8 @@
 Bolt does not read SLACK_API_URL, so the app builds its own `WebClient(base_url=settings.api_url)` (tests and local
 runs point it at tests/fake_slack.py) with the SDK's rate-limit (429 + Retry-After) and connection-error retry
 handlers installed. `run_socket_mode` connects, waits for SIGTERM/SIGINT, then stops taking work, lets running
-deliberations finish within a grace period (or checkpoint), and exits cleanly.
+deliberations finish within a grace period (or checkpoint), and exits cleanly. With a `HotReload` it also watches the
+settings file and the persona files, and reloads them on SIGHUP (hot_reload.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from slack_sdk import WebClient
 from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, RetryHandler
 
 from nightwatch.adapters.db import SlackState
+from nightwatch.adapters.hot_reload import HotReload
 from nightwatch.adapters.redaction import install_redaction
 from nightwatch.adapters.scheduler import DEFAULT_TICK_SECONDS, ProactiveScheduler
 from nightwatch.adapters.slack.admins import AdminCheck
@@ -89,6 +91,7 @@ class SlackApp:
         sharing: SharingService | None = None,
         proactive_tick_seconds: float = DEFAULT_TICK_SECONDS,
         authorize: Callable[..., AuthorizeResult] | None = None,
+        admin_ids: Callable[[], frozenset[str]] | None = None,
     ) -> None:
         self.client = client if client is not None else web_client(settings)
         if not any(isinstance(h, RateLimitErrorRetryHandler) for h in self.client.retry_handlers):
@@ -104,7 +107,8 @@ class SlackApp:
             logger=_bolt_logger(),
         )
         self.app.use(redact_inbound)  # before any listener reads what a person typed
-        admins = AdminCheck(admins=settings.admins, client=self.client, clock=clock)
+        # admin_ids: the listed admins now (NIGHTWATCH_ADMINS reloads); else the ones of start-up
+        admins = AdminCheck(admins=admin_ids or settings.admins, client=self.client, clock=clock)
         channels = ChannelDirectory(client=self.client, state=state, clock=clock)
         home = HomeTab(client=self.client, personas=personas, memory=memory, admins=admins)
         self.deliberations = deliberations = Deliberations(
@@ -190,23 +194,31 @@ def run_socket_mode(
     *,
     stop: threading.Event | None = None,
     grace_seconds: float = GRACE_SECONDS,
+    reload: HotReload | None = None,
 ) -> bool:
     """Serve Slack over Socket Mode until SIGTERM/SIGINT (or `stop` is set), then shut down cleanly.
 
+    With `reload`, settings and persona files are reloaded on SIGHUP and when they change on disk until shutdown.
     Returns True when every running deliberation ended within the grace period.
     """
     if not app_token:
         raise ConfigError(MISSING_APP_TOKEN)
     install_redaction()
     stop = stop if stop is not None else _stop_on_signals()
+    if reload is not None:
+        reload_on_hangup(reload)
     handler = EagerAckSocketModeHandler(slack_app.app, app_token, concurrency=SOCKET_THREADS)
     try:
         handler.connect()  # type: ignore[no-untyped-call]
         slack_app.start_background()
+        if reload is not None:
+            reload.start()
         log.info("Night Watch is connected to Slack (Socket Mode)")
         stop.wait()
     finally:
         log.info("Stopping: no new work; running deliberations get up to %.0f s to finish", grace_seconds)
+        if reload is not None:
+            reload.stop()
         handler.close()  # type: ignore[no-untyped-call]  # unacked envelopes go to another connection or replica
         finished = slack_app.shutdown(grace_seconds)
         log.info("Stopped%s", "" if finished else "; unfinished deliberations were checkpointed as interrupted")
@@ -225,3 +237,14 @@ def _stop_on_signals() -> threading.Event:
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, on_signal)
     return stop
+
+
+def reload_on_hangup(reload: HotReload) -> None:
+    """SIGHUP reloads settings and persona files (from the main thread only, where handlers can be installed)."""
+
+    def on_hangup(_number: int, _frame: FrameType | None) -> None:
+        log.info("received SIGHUP")
+        reload.request()  # on a thread of its own: a signal handler must return at once
+
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, on_hangup)

@@ -96,6 +96,10 @@ class SlackPoster:
         blocks = lesson_note_blocks(persona, project, lesson_id, clean)  # `clean` is mrkdwn-safe already
         self._send(f"★ {persona.name} remembered: {clean}"[:FALLBACK_TEXT], blocks, {})
 
+    def post_recall(self, persona: Persona, query: str, found: int) -> None:
+        """Not posted: the reply itself says what it drew from memory, and each post spends Slack's rate limit."""
+        log.info("%s recalled %d lessons in %s:%s", persona.name, found, self.channel, self.thread_ts)
+
     def _clean(self, text: str) -> str:
         return sanitize(redact_backstop(text, "a Slack post"), allowed_users=self._allowed_users())
 

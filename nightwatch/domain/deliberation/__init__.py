@@ -3,15 +3,12 @@
 The engine picks the panel, runs the rounds (memory read, soul compiled, reply shaped and posted), asks the lead for
 a verdict and has every participant reflect afterwards; deliberations whose process is gone are closed as
 interrupted by the next command, and those a Slack replica ran are taken over by another (takeover.py, resume.py).
+A turn whose answer fails is asked for once more with the problem fed back, then skipped with a notice (answers.py);
+each deliberation runs with the bounds it started with, however the settings are reloaded meanwhile (policy.py).
 """
 
 from nightwatch.domain.deliberation.abandoned import STALE_AFTER
-from nightwatch.domain.deliberation.engine import (
-    DeliberationEngine,
-    DeliberationPolicy,
-    DeliberationRequest,
-    DeliberationResult,
-)
+from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationRequest, DeliberationResult
 from nightwatch.domain.deliberation.inputs import (
     PERSONAS_MAX,
     TOPIC_MAX,
@@ -20,6 +17,7 @@ from nightwatch.domain.deliberation.inputs import (
     validate_topic,
 )
 from nightwatch.domain.deliberation.participants import find_persona
+from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.takeover import LEASE_FOR, MAX_TAKEOVERS, renew_every
 

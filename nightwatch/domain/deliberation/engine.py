@@ -25,6 +25,7 @@ from nightwatch.domain.deliberation.consensus import ClosingPrompt, ConsensusPro
 from nightwatch.domain.deliberation.debrief import discussion, note_injected, participants, reflect_all
 from nightwatch.domain.deliberation.inputs import validate_topic
 from nightwatch.domain.deliberation.participants import Panel, choose_panel, find_persona
+from nightwatch.domain.deliberation.policy import DeliberationPolicy, PolicySource, policy_now
 from nightwatch.domain.deliberation.resume import resumed_state, round_in_progress
 from nightwatch.domain.deliberation.speakers import speakers
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
@@ -39,6 +40,7 @@ from nightwatch.domain.deliberation.turns import (
     conversation,
 )
 from nightwatch.domain.errors import NotFoundError
+from nightwatch.domain.memory import memory_tool_specs
 from nightwatch.domain.models import (
     Decision,
     Deliberation,
@@ -76,22 +78,6 @@ class PersonaDirectory(Protocol):
     """The personas the engine can call on (PersonaService or a PersonaRepository)."""
 
     def list(self, *, include_inactive: bool = False) -> builtins.list[Persona]: ...
-
-
-@dataclass(frozen=True)
-class DeliberationPolicy:
-    """The bounds of a deliberation (mapped from Settings by the composition root)."""
-
-    max_rounds: int = 2
-    max_contributors: int = 3
-    max_replies: int = 12
-    reply_chars: int = 1200
-    lead: str | None = None
-    context_tokens: int = 3000
-    recent_messages: int = 12
-    consensus_retries: int = 2
-    model_window: int = 200_000
-    lease_for: timedelta = takeover.LEASE_FOR
 
 
 @dataclass(frozen=True)
@@ -138,7 +124,7 @@ class DeliberationEngine:
         llm: LLM,
         log: DeliberationLog,
         clock: Clock,
-        policy: DeliberationPolicy,
+        policy: PolicySource,
         liveness: Liveness | None = None,
         shared: SharedKnowledge | None = None,
     ) -> None:
@@ -149,10 +135,11 @@ class DeliberationEngine:
         self._llm = llm
         self._log = log
         self._clock = clock
-        self._policy = policy
+        self._policies = policy
+        self._policy = fixed = policy_now(policy)  # for the bounds read once (see policy.py); each run takes its own
         self._liveness = liveness or Unowned()
         self._context = ThreadContext(
-            llm=llm, log=log, context_tokens=policy.context_tokens, recent_messages=policy.recent_messages
+            llm=llm, log=log, context_tokens=fixed.context_tokens, recent_messages=fixed.recent_messages
         )
         self._turns = TurnTaker(
             memory=memory,
@@ -161,20 +148,22 @@ class DeliberationEngine:
             log=log,
             clock=clock,
             context=self._context,
-            reply_chars=policy.reply_chars,
+            reply_chars=fixed.reply_chars,
             shared=self._shared,
         )
 
     @property
-    def rounds(self) -> int:
-        return max(1, self._policy.max_rounds)
+    def policy(self) -> DeliberationPolicy:
+        """The policy a deliberation starting now would run with."""
+        return policy_now(self._policies)
 
     def run(
         self, request: DeliberationRequest, poster: Poster, *, should_stop: Callable[[], bool] = _never
     ) -> DeliberationResult:
         """Run the deliberation to a verdict (or to INTERRUPTED when `should_stop` says so) and return it."""
+        policy = self.policy
         active = self._personas.list(include_inactive=False)
-        scope, panel = self._setting(request, active)
+        scope, panel = self._setting(request, active, policy)
         owner = self._liveness.owner() or None
         now = self._clock.now()
         lease = now if request.leased and owner else None
@@ -182,9 +171,8 @@ class DeliberationEngine:
             Deliberation(scope.topic, scope.project, scope.thread, started_at=now, owner=owner, heartbeat_at=lease)
         )
         seen = len(poster.messages())
-        return self._drive(
-            RunState(scope, poster, panel, started, first_message=seen, human_seen=seen), active, should_stop
-        )
+        state = RunState(scope, poster, panel, started, first_message=seen, human_seen=seen, policy=policy)
+        return self._drive(state, active, should_stop)
 
     def resume(
         self,
@@ -195,24 +183,23 @@ class DeliberationEngine:
         should_stop: Callable[[], bool] = _never,
     ) -> DeliberationResult:
         """Finish `claimed` (taken over with `claim`) from its stored turns in its own thread; see resume.py."""
+        policy = self.policy
         active = self._personas.list(include_inactive=False)
-        scope, panel = self._setting(request, active)
+        scope, panel = self._setting(request, active, policy)
         stored = self._log.turns(claimed.id) if claimed.id is not None else []
-        state = resumed_state(claimed, stored, scope=scope, panel=panel, poster=poster, personas=active)
+        state = resumed_state(claimed, stored, scope=scope, panel=panel, poster=poster, personas=active, policy=policy)
         if claimed.takeovers > takeover.MAX_TAKEOVERS:
             return self._ended(state, DeliberationStatus.FAILED, takeover.GAVE_UP.format(times=claimed.takeovers))
         return self._drive(state, active, should_stop, round_in_progress(stored))
 
-    def _setting(self, request: DeliberationRequest, active: list[Persona]) -> tuple[Scope, Panel]:
+    def _setting(
+        self, request: DeliberationRequest, active: list[Persona], policy: DeliberationPolicy
+    ) -> tuple[Scope, Panel]:
         topic = validate_topic(request.topic)
         panel = choose_panel(
-            active,
-            topic=topic,
-            requested=request.personas,
-            max_contributors=self._policy.max_contributors,
-            lead=self._policy.lead,
+            active, topic=topic, requested=request.personas, max_contributors=policy.max_contributors, lead=policy.lead
         )
-        scope = Scope(topic, project_slug(request.project), request.thread, request.kind, request.link, self.rounds)
+        scope = Scope(topic, project_slug(request.project), request.thread, request.kind, request.link, policy.rounds)
         return scope, panel
 
     def _drive(
@@ -234,15 +221,16 @@ class DeliberationEngine:
     def _rounds(
         self, state: RunState, active: list[Persona], should_stop: Callable[[], bool], first_round: int
     ) -> Verdict:
-        for round_no in range(min(first_round, self.rounds), self.rounds + 1):
+        rounds, max_replies = state.policy.rounds, state.policy.max_replies
+        for round_no in range(min(first_round, rounds), rounds + 1):
             for persona in speakers(state, active):
                 _checkpoint(should_stop)
-                if state.replies >= self._policy.max_replies:
+                if state.replies >= max_replies:
                     break
                 if (persona.name.casefold(), round_no) not in state.taken:
                     self._turns.take(state, persona, round_no)
             _checkpoint(should_stop)
-            final = round_no >= self.rounds or state.replies >= self._policy.max_replies
+            final = round_no >= rounds or state.replies >= max_replies
             verdict = self._decide(state, round_no, final)
             self._turns.save_usage(state)
             if verdict.decision is not Decision.CHANGES or final:
@@ -252,7 +240,10 @@ class DeliberationEngine:
         raise AssertionError("the last round always returns a verdict")  # pragma: no cover
 
     def _decide(self, state: RunState, round_no: int, final: bool) -> Verdict:
-        """The lead's verdict; its system prompt is the same as for its turn, so the prefix cache is reused."""
+        """The lead's verdict; its tools and system prompt are the same as for its turn, so the prefix cache is reused.
+
+        The memory tools are defined (the cached prefix starts with them) but may not be called: `answer_now`.
+        """
         lead = state.panel.lead
         window = self._turns.window(state, state.poster.messages())
         memory = state.memory.get(lead.slug) or self._turns.read_memory(state, lead, window)
@@ -264,8 +255,10 @@ class DeliberationEngine:
             model=lead.model,
             persona=lead,
             topic=state.scope.topic,
+            tools=memory_tool_specs(),
+            answer_now=True,
         )
-        decided = decide(self._llm, request, retries=max(0, self._policy.consensus_retries), final_round=final)
+        decided = decide(self._llm, request, retries=max(0, state.policy.consensus_retries), final_round=final)
         self._turns.add_usage(state, decided.usage)
         return decided.verdict
 
@@ -275,7 +268,7 @@ class DeliberationEngine:
         story = discussion(
             state.poster.messages()[state.first_message :],
             verdict,
-            max_messages=2 * self._policy.max_replies,
+            max_messages=2 * state.policy.max_replies,
             chars=self._policy.reply_chars,
         )
         state.poster.post_verdict(state.panel.lead, verdict, ClosingPrompt.of(verdict).render())
@@ -315,7 +308,8 @@ class DeliberationEngine:
         deliberation = replace(
             state.deliberation, status=status, verdict=stored, finished_at=finished, usage=state.usage
         )
-        return DeliberationResult(deliberation, tuple(state.turns), verdict, tuple(remembered), state.usage)
+        everything = (*state.remembered, *remembered)  # with the memory tools during turns, then in reflection
+        return DeliberationResult(deliberation, tuple(state.turns), verdict, everything, state.usage)
 
     # --- start-up and inspection -------------------------------------------------------------------------------
 
@@ -352,10 +346,11 @@ class DeliberationEngine:
             turns = [t for t in self._log.turns(latest.id) if not t.skipped]
             window = self._context.peek(latest.thread, [ThreadMessage(t.persona, t.text, t.persona) for t in turns])
             topic = topic or latest.topic
-        memory = self._memory.read(found, slug, topic, thread=window.recent_text())
-        shared = self._shared.read(found, slug, topic, thread=window.recent_text())
+        policy = self.policy
+        memory = self._memory.read(found, slug, topic, thread=window.recent_text(), budget=policy.memory_tokens)
+        shared = self._shared.read(found, slug, topic, thread=window.recent_text(), budget=policy.shared_tokens)
         thread = ThreadPrompt(summary="", messages=window.recent).render()
-        context = InteractionPrompt(slug, DEFAULT_KIND, 1, self.rounds, topic).render()
+        context = InteractionPrompt(slug, DEFAULT_KIND, 1, policy.rounds, topic).render()
         return self._compiler.budget(
             found,
             mode=DEFAULT_KIND,

@@ -2,6 +2,11 @@
 
 A model may label its text with a leading tag (the offline model writes "[offline] ..."); the tag stays in what is
 posted, but is ignored when deciding whether a reply is SKIP, empty, or a repeat of an earlier message.
+
+`reply_problem` says why an answer cannot be a persona's turn at all (turns retry such an answer once, with the
+problem fed back; see answers.py): it is empty, or only a tag, or it is a script in which the persona labels its
+own line and speaks for another persona too. A reply over the length is not a problem (it is cut at a sentence),
+and neither is SKIP or a repeat of an earlier message (both mean the persona had nothing new, and are not posted).
 """
 
 from __future__ import annotations
@@ -17,6 +22,14 @@ _MIN_WORDS_FOR_OVERLAP = 4
 _TAG = re.compile(r"^\s*\[[^\]\n]{1,24}\]\s*")
 _WORD = re.compile(r"[a-z0-9]+")
 _SENTENCE_END = re.compile(r"[.!?…](?=[\s)\"'»]|$)|\n")
+# A line that opens with a speaker's label: "Carlos: ...", "- Carlos: ..." (the thread's own form), "**Carlos:**",
+# "Carlos (Tech lead): ...".
+_LABEL = re.compile(
+    r"^[ \t>]*(?:[-*•][ \t]+)?[*_]{0,2}"  # indent, a quote or a bullet, bold or italics
+    r"([^\W\d_][\w \-]{0,39}?)"  # the name
+    r"[*_]{0,2}(?:[ \t]*\([^()\n]{1,60}\))?[*_]{0,2}[ \t]*:[*_]{0,2}(?=\s)",  # "(role)", then the colon
+    re.M,
+)
 ELLIPSIS = "…"
 
 
@@ -74,6 +87,31 @@ def near_duplicate(text: str, other: str) -> bool:
         return False
     set_a, set_b = set(words_a), set(words_b)
     return len(set_a & set_b) / len(set_a | set_b) >= NEAR_DUPLICATE
+
+
+def labelled_speakers(text: str) -> list[str]:
+    """The names that open a line as a speaker's label ("Carlos: ...", "- **Maya:** ..."), casefolded, in order."""
+    return [match.group(1).strip().casefold() for match in _LABEL.finditer(core_text(text))]
+
+
+def reply_problem(raw: str, *, speaker: str, others: Iterable[str]) -> str | None:
+    """Why `raw` cannot be `speaker`'s turn, in plain words; None when it can (SKIP and repeats can: they are dropped).
+
+    An answer is unusable when it holds nothing once a label tag is set aside, or when it is a script: a line
+    labelled with the speaker's own name and one labelled with another persona's (`others`). A line that only
+    addresses someone ("Dev: can you add the test?") is fine.
+    """
+    if is_skip(raw):
+        return None
+    if not core_text(raw.strip()):
+        return "the answer was empty"
+    labels = labelled_speakers(raw)
+    if speaker.casefold() in labels:
+        other = {name.casefold(): name for name in others if name.casefold() != speaker.casefold()}
+        spoken = [other[label] for label in labels if label in other]
+        if spoken:
+            return f"the answer also spoke for {spoken[0]}, as a script of several voices"
+    return None
 
 
 def shape_reply(raw: str, *, earlier: Iterable[str], limit: int) -> ShapedReply:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nightwatch.domain.deliberation.participants import Panel
+from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.turns import RunState, Scope
 from nightwatch.domain.models import Deliberation, Persona, Turn
 from nightwatch.domain.ports import Poster
@@ -26,11 +27,21 @@ def resumed_state(
     panel: Panel,
     poster: Poster,
     personas: Sequence[Persona],
+    policy: DeliberationPolicy | None = None,
 ) -> RunState:
     """The RunState of `claimed` as its stored turns left it; people's messages so far count as already read."""
     seen = len(poster.messages())
     # The thread may hold earlier deliberations too; the story told to reflection is the last messages anyway.
-    state = RunState(scope, poster, panel, claimed, first_message=0, human_seen=seen, usage=claimed.usage)
+    state = RunState(
+        scope,
+        poster,
+        panel,
+        claimed,
+        first_message=0,
+        human_seen=seen,
+        usage=claimed.usage,
+        policy=policy or DeliberationPolicy(),
+    )
     by_name = {p.name.casefold(): p for p in (*personas, *panel.contributors, panel.lead)}
     for turn in stored:
         persona = by_name.get(turn.persona.casefold())

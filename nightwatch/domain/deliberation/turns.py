@@ -1,9 +1,11 @@
 """One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
 
 A turn reads the persona's memory for the topic (and what teammates share with it), compiles its system prompt
-around the thread window, asks the model and posts the answer unless it is SKIP, empty or a near-duplicate (those
-are stored as skipped, not posted).
-A model failure skips only that persona's turn, with a notice in the thread. A turn is stored before it is posted.
+around the thread window, asks the model (which may first call the memory tools, at most three times: tool_turn.py)
+and posts the answer unless it is SKIP or a near-duplicate (those are stored as skipped, not posted). An answer that
+fails (the model call, or an empty or impersonating answer) is asked for once more with the problem fed back
+(answers.py); if that fails too, only that persona's turn is skipped: stored as skipped, with a notice in the thread
+saying who and why. A turn is stored before it is posted.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import logging
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
+from nightwatch.domain.deliberation.answers import answer_turn, skip_notice
 from nightwatch.domain.deliberation.participants import Panel
+from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
-from nightwatch.domain.errors import LLMError, NightWatchError
-from nightwatch.domain.memory import SharedBlock
+from nightwatch.domain.deliberation.tool_turn import ToolTurn
+from nightwatch.domain.errors import NightWatchError
+from nightwatch.domain.memory import MemoryTools, SharedBlock, ToolMemory
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -27,6 +32,7 @@ from nightwatch.domain.models import (
     Persona,
     Purpose,
     ReflectionContext,
+    RememberedLesson,
     SystemPrompt,
     ThreadMessage,
     Turn,
@@ -42,10 +48,12 @@ log = logging.getLogger(__name__)
 CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can follow
 
 
-class PersonaMemory(Protocol):
-    """What a deliberation needs of the memory service."""
+class PersonaMemory(ToolMemory, Protocol):
+    """What a deliberation needs of the memory service (its turns' memory tools need `search` and `remember`)."""
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock: ...
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> MemoryBlock: ...
 
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
 
@@ -55,13 +63,17 @@ class PersonaMemory(Protocol):
 class SharedKnowledge(Protocol):
     """What teammates share with a persona (SharingService): read afresh before each of its turns."""
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock: ...
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock: ...
 
 
 class NothingShared:
     """SharedKnowledge when sharing is not wired in: every block is empty."""
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock:
         return SharedBlock()
 
 
@@ -149,6 +161,8 @@ class RunState:
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
     changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
     taken: set[tuple[str, int]] = field(default_factory=set)  # (name casefolded, round) stored before a takeover
+    remembered: list[RememberedLesson] = field(default_factory=list)  # recorded with the memory tools during turns
+    policy: DeliberationPolicy = field(default_factory=DeliberationPolicy)  # taken when it started (policy.py)
 
     @property
     def id(self) -> int:
@@ -196,32 +210,63 @@ class TurnTaker:
             persona=persona,
             topic=state.scope.topic,
         )
+        tools = self.tools(state, persona)
         try:
-            response = self._llm.complete(request)
-        except LLMError as error:
-            log.warning("%s's turn failed: %s", persona.name, error)
-            state.poster.post_notice(f"{persona.name} could not answer this turn ({error}); the others carry on.")
-            return
-        self.add_usage(state, response.usage)
-        shaped = shape_reply(response.text, earlier=[m.text for m in messages], limit=self._reply_chars)
+            answer = answer_turn(
+                tools.answer, request, speaker=persona.name, others=self._names(state), words=self._words()
+            )
+        finally:
+            self.keep_tool_work(state, persona, tools)  # the usage of every call, both attempts, even a failed one
+        if answer.problem is None:
+            shaped = shape_reply(answer.text, earlier=[m.text for m in messages], limit=self._reply_chars)
+            text, posted = shaped.text, shaped.posted
+        else:
+            log.warning("%s's turn was skipped after %d attempts: %s", persona.name, answer.attempts, answer.problem)
+            text, posted = f"(skipped: {answer.problem})", False
         turn = Turn(
             persona=persona.name,
             role=persona.role,
-            text=shaped.text,
+            text=text,
             round=round_no,
             lessons_injected=len(memory.lessons),
-            skipped=not shaped.posted,
-            usage=response.usage,
+            skipped=not posted,
+            usage=tools.usage,
             created_at=self._clock.now(),
+            tool_calls=tuple(tools.traces),
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
         # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
         self._log.add_turn(state.id, turn)
-        if shaped.posted:
-            state.poster.post_turn(persona, shaped.text)
-            state.replies += 1
         state.turns.append(turn)
+        if answer.problem is not None:
+            state.poster.post_notice(skip_notice(persona.name, answer.problem))
+            return
+        if posted:
+            state.poster.post_turn(persona, text)
+            state.replies += 1
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
+
+    def _names(self, state: RunState) -> list[str]:
+        """Every persona of the deliberation so far, by name: who an answer must not speak for."""
+        return [p.name for p in (*state.panel.everyone, *state.speakers.values())]
+
+    def _words(self) -> int:
+        return max(20, self._reply_chars // CHARS_PER_WORD)
+
+    def tools(self, state: RunState, persona: Persona) -> ToolTurn:
+        """The memory tools of `persona`'s turn, and the loop that lets the model call them (see tool_turn.py)."""
+        scope = state.scope
+        tools = MemoryTools(memory=self._memory, persona=persona, project=scope.project, link=scope.link)
+        return ToolTurn(llm=self._llm, tools=tools, poster=state.poster, persona=persona, project=scope.project)
+
+    def keep_tool_work(self, state: RunState, persona: Persona, tools: ToolTurn) -> None:
+        """Add what the turn's model calls cost and its tool calls did to the run, even when the turn failed.
+
+        The lessons recalled went into a prompt, so they count as injected; those remembered are the run's.
+        """
+        self.add_usage(state, tools.usage)
+        state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in tools.recalled)
+        state.remembered += [RememberedLesson(persona.name, lesson) for lesson in tools.remembered]
 
     def window(self, state: RunState, messages: list[ThreadMessage]) -> ThreadWindow:
         """The thread window for the next call (summarising older messages when they fell out)."""
@@ -237,12 +282,16 @@ class TurnTaker:
         """
         scope, thread = state.scope, window.recent_text()
         try:
-            block = self._memory.read(persona, scope.project, scope.topic, thread=thread)
+            block = self._memory.read(
+                persona, scope.project, scope.topic, thread=thread, budget=state.policy.memory_tokens
+            )
         except (NightWatchError, OSError) as error:
             log.warning("could not read %s's memory (%s); the turn goes on without it", persona.name, error)
             block = MemoryBlock()
         try:
-            shared = self._shared.read(persona, scope.project, scope.topic, thread=thread)
+            shared = self._shared.read(
+                persona, scope.project, scope.topic, thread=thread, budget=state.policy.shared_tokens
+            )
         except (NightWatchError, OSError) as error:
             log.warning("could not read what is shared with %s (%s); the turn goes on without it", persona.name, error)
             shared = SharedBlock()
@@ -284,7 +333,7 @@ class TurnTaker:
         return TurnPrompt(
             name=persona.name,
             round=round_no,
-            words=max(20, self._reply_chars // CHARS_PER_WORD),
+            words=self._words(),
             as_lead=persona.slug == state.panel.lead.slug,
             lead=state.panel.lead.name,
             changes=changes.summary if changes else "",

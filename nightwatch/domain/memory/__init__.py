@@ -2,8 +2,9 @@
 
 The service reads memory for a turn, records what a reflection learned (junk guard, dedup, supersession), and keeps
 the document bounded by compaction; teaching records what a person says in plain words ("remember that …", "forget
-that …"). Shares open one persona's knowledge of a project to teammates, read-only, as a shared block in their
-prompts. Other rooms use the names below, not the modules behind them.
+that …"); the memory tools let a persona recall and remember during its own turn. Shares open one persona's
+knowledge of a project to teammates, read-only, as a shared block in their prompts. Other rooms use the names below,
+not the modules behind them.
 """
 
 from nightwatch.domain.memory.cache import line_cost
@@ -35,6 +36,15 @@ from nightwatch.domain.memory.shares import (
 from nightwatch.domain.memory.teaching import Intent, Teaching, TeachingPrompt, may_teach, read_teaching
 from nightwatch.domain.memory.teaching_phrases import parse_teaching
 from nightwatch.domain.memory.teaching_service import TAUGHT, Match, Nearest, Taught, TeachingService, may_forget
+from nightwatch.domain.memory.tools import (
+    MAX_TOOL_CALLS,
+    RECALL_TOOL,
+    REMEMBER_TOOL,
+    MemoryTools,
+    ToolMemory,
+    ToolOutcome,
+    memory_tool_specs,
+)
 from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
 from nightwatch.domain.memory.unread import unread_summary
 
@@ -42,7 +52,10 @@ __all__ = [
     "CLI_AUTHOR",
     "EVERYONE",
     "LESSON_MAX",
+    "MAX_TOOL_CALLS",
     "QUERY_MAX",
+    "RECALL_TOOL",
+    "REMEMBER_TOOL",
     "SEARCH_MAX",
     "SHARED_TOKEN_BUDGET",
     "TAUGHT",
@@ -52,6 +65,7 @@ __all__ = [
     "MemoryBlockPrompt",
     "MemoryPolicy",
     "MemoryService",
+    "MemoryTools",
     "MemoryTransfer",
     "Merged",
     "Nearest",
@@ -65,12 +79,15 @@ __all__ = [
     "Teaching",
     "TeachingPrompt",
     "TeachingService",
+    "ToolMemory",
+    "ToolOutcome",
     "describe",
     "flavour_for",
     "is_duplicate",
     "line_cost",
     "may_forget",
     "may_teach",
+    "memory_tool_specs",
     "merge_imported",
     "orphans",
     "parse_teaching",

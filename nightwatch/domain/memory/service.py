@@ -18,6 +18,7 @@ from typing import ClassVar
 from nightwatch.domain.errors import InvalidInputError, LLMError, NightWatchError, NotFoundError
 from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
+from nightwatch.domain.memory.categories import Category, validate_category
 from nightwatch.domain.memory.compaction import Compactor
 from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
 from nightwatch.domain.memory.inputs import LESSON_MAX, validate_lesson, validate_lesson_id, validate_search_limit
@@ -122,13 +123,18 @@ class MemoryService:
 
     # --- reading ------------------------------------------------------------------------------------------------
 
-    def read(self, persona: Persona, project: str, topic: str, thread: str = "") -> MemoryBlock:
-        """The most relevant lessons for the topic (and recent thread) that fit the token budget, rendered."""
+    def read(
+        self, persona: Persona, project: str, topic: str, thread: str = "", *, budget: int | None = None
+    ) -> MemoryBlock:
+        """The most relevant lessons for the topic (and recent thread) that fit the token budget, rendered.
+
+        `budget` overrides the policy's for this read (a deliberation passes the budget it started with).
+        """
         snap = self._reader.ranked(persona.slug, check_slug(project))
         if not snap.live:
             return MemoryBlock()
         query = "\n".join(part for part in (topic, thread) if part.strip())
-        budget = self.policy.token_budget
+        budget = self.policy.token_budget if budget is None else budget
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
         room = budget - self._overhead
         now, about = self.clock.now(), topic or query
@@ -235,13 +241,17 @@ class MemoryService:
         kind: str = "manual",
         link: str | None = None,
         author: str | None = None,
+        category: Category | None = None,
     ) -> Lesson:
         """Record a lesson a person gave, marked with its `author`; a restatement counts the kept one as seen again.
 
-        The author of a restated lesson stays whoever wrote it first. Raises LessonsPendingError when storage failed:
-        the lesson is kept and retried (see pending.py).
+        The author of a restated lesson stays whoever wrote it first. `category` is checked (InvalidInputError names
+        the six) but not stored yet: lessons have no category field in this version. Raises LessonsPendingError when
+        storage failed: the lesson is kept and retried (see pending.py).
         """
         project = check_slug(project)
+        if category is not None:
+            validate_category(category)
         lesson = validate_lesson(text, self.policy.max_lesson_chars)
         if author is not None and not valid_author(author):
             raise InvalidInputError(

@@ -168,14 +168,17 @@ class SharingService:
             views.append(ShareView(sharer, receiver, share.project, share.what))
         return views
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> SharedBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> SharedBlock:
         """The knowledge shared with `persona` on `project`, ranked for the topic and packed under the budget.
 
         Each sharer's lessons are ranked as its own read ranks them (`MemoryService.rank_shared`); pinned lessons
         first, then the sharers take turns by rank (shared_block.pack_shared), and every line says whose it is.
-        Read-only.
+        Read-only. `budget` overrides the service's for this read (a deliberation passes the one it started with).
         """
-        if persona.id is None or self.token_budget <= 0:
+        budget = self.token_budget if budget is None else budget
+        if persona.id is None or budget <= 0:
             return SharedBlock()
         slug = check_slug(project)
         candidates: list[Candidate] = []
@@ -183,7 +186,7 @@ class SharingService:
             if ShareContent.LESSONS in opened:
                 candidates += self._lessons_of(sharer, slug, topic, thread)
             # ShareContent.PINS: the sharer's pinned documents join `candidates` here, once pins exist.
-        return pack_shared(candidates, self.token_budget, self._costs)
+        return pack_shared(candidates, budget, self._costs)
 
     # --- steps ----------------------------------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """Personas: who takes part, and the rules for their names, slugs and fields.
 
 The service creates, updates, renames (memory migrates) and deletes (memory is archived) personas; the codec turns
-them into and out of the YAML/dict form; names keeps every slug safe to use as a folder.
+them into and out of the YAML/dict form; names keeps every slug safe to use as a folder; files keeps the personas
+that YAML files define in step with their files (while nobody edits them in Slack or the CLI).
 """
 
 from nightwatch.domain.personas.codec import (
@@ -18,6 +19,7 @@ from nightwatch.domain.personas.codec import (
     validate_override,
     validate_role,
 )
+from nightwatch.domain.personas.files import FileApplied, FileOutcome, FilePersona, fingerprint
 from nightwatch.domain.personas.names import (
     PERSONA_NAME_MAX,
     PROJECT_NAME_MAX,
@@ -34,10 +36,14 @@ __all__ = [
     "PERSONA_NAME_MAX",
     "PROJECT_NAME_MAX",
     "ROLE_MAX",
+    "FileApplied",
+    "FileOutcome",
+    "FilePersona",
     "PersonaDraft",
     "PersonaOutcome",
     "PersonaService",
     "check_slug",
+    "fingerprint",
     "persona_from_dict",
     "persona_slug",
     "persona_to_dict",

@@ -1,4 +1,4 @@
-"""Persona use cases: seed the defaults, list, get, create, update, rename (moving memory) and delete (archiving it).
+"""Persona use cases: apply persona files, list, get, create, update, rename (moving memory), delete (archiving it).
 
 A rename or delete changes two things, the memory and the database row; moves.py keeps them in step (folder first
 with memory in files, one transaction with memory in the database). Lessons kept after a storage fault
@@ -23,6 +23,7 @@ from nightwatch.domain.personas.codec import (
     validate_override,
     validate_role,
 )
+from nightwatch.domain.personas.files import FileApplied, FilePersona, apply_files
 from nightwatch.domain.personas.moves import FolderFirst, MemoryMoves, OneTransaction, folder
 from nightwatch.domain.personas.names import persona_slug, validate_persona_name
 from nightwatch.domain.ports import (
@@ -129,30 +130,11 @@ class PersonaService:
             raise NotFoundError(f"No persona has the id {persona_id}; it may have been deleted. List them again.")
         return found
 
-    # --- seeding ------------------------------------------------------------------------------------------------
+    # --- persona files -----------------------------------------------------------------------------------------
 
-    def seed_defaults(self, defaults: Sequence[Persona]) -> builtins.list[Persona]:
-        """Add each default whose slug was never seeded before; return the ones added.
-
-        A default a workspace deleted stays deleted; a default whose name or slug a custom persona now holds is
-        skipped and still marked as seeded, so it never appears later by surprise.
-        """
-        already = self._repo.seeded_defaults()
-        added: list[Persona] = []
-        for default in defaults:
-            if default.slug in already:
-                continue
-            if self._taken_by(default.name, default.slug, None) is None:
-                now = self._clock.now()
-                try:
-                    added.append(self._repo.add(replace(default, id=None, created_at=now, updated_at=now)))
-                except ConflictError:
-                    log.info("default persona %s was added meanwhile by another process", default.name)
-            else:
-                log.info("default persona %s skipped: a persona with that name exists", default.name)
-            self._repo.mark_seeded([default.slug])
-            already.add(default.slug)
-        return added
+    def apply_files(self, files: Sequence[FilePersona]) -> builtins.list[FileApplied]:
+        """Add the personas files define, and update those nobody edited since their file set them (files.py)."""
+        return apply_files(self._repo, self._clock, files)
 
     # --- changing -----------------------------------------------------------------------------------------------
 

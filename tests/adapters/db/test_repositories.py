@@ -17,6 +17,7 @@ from nightwatch.adapters.db.schema import personas
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.domain.errors import ConflictError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona, Skill, Soul, Style
+from nightwatch.domain.personas import FileApplied, FileOutcome, FilePersona
 from nightwatch.domain.personas.service import PersonaDraft, PersonaService
 from tests.fakes import T0, FakeClock, InMemoryMemoryStore
 
@@ -161,11 +162,13 @@ def test_remove(repo: SqlPersonaRepository) -> None:
     assert repo.add(Persona(name="maya", slug="maya", role="Again", created_at=T0)).name == "maya"
 
 
-def test_seeded_defaults_are_recorded_once(repo: SqlPersonaRepository) -> None:
-    assert repo.seeded_defaults() == set()
-    repo.mark_seeded(["maya", "carlos", "maya"])
-    repo.mark_seeded(["maya", "dev"])
-    assert repo.seeded_defaults() == {"maya", "carlos", "dev"}
+def test_file_marks_are_recorded_once_and_keep_the_last_fingerprint(repo: SqlPersonaRepository) -> None:
+    assert repo.file_marks() == {}
+    repo.mark_file("maya", None)
+    repo.mark_file("carlos", "c1")
+    repo.mark_file("maya", "m1")
+    repo.mark_file("maya", "m2")
+    assert repo.file_marks() == {"maya": "m2", "carlos": "c1"}
 
 
 def test_a_damaged_row_is_reported_with_its_field(engine: Engine, repo: SqlPersonaRepository) -> None:
@@ -187,18 +190,35 @@ def test_database_errors_become_storage_errors(engine: Engine, repo: SqlPersonaR
 # --- the service over the real database ------------------------------------------------------------------------------
 
 
-def test_defaults_seed_once_across_restarts(engine: Engine) -> None:
+def test_defaults_are_added_once_and_kept_in_step_with_their_files_across_restarts(engine: Engine) -> None:
     defaults = load_default_personas()
+    files = [FilePersona(p, f"personas/{p.slug}.yml") for p in defaults]
 
     def service() -> PersonaService:
         return PersonaService(repo=SqlPersonaRepository(engine), store=InMemoryMemoryStore(), clock=FakeClock())
 
-    assert [p.name for p in service().seed_defaults(defaults)] == ["Carlos", "Dev", "Maya", "Priya"]
+    def outcomes(applied: list[FileApplied]) -> list[tuple[str, FileOutcome]]:
+        return [(item.file.persona.name, item.outcome) for item in applied]
+
+    assert {outcome for _, outcome in outcomes(service().apply_files(files))} == {FileOutcome.ADDED}
+    # What the database gives back has the file's fingerprint: nothing is lost on the way, so nothing looks edited.
+    assert {outcome for _, outcome in outcomes(service().apply_files(files))} == {FileOutcome.UNCHANGED}
     service().delete("Maya")
-    assert service().seed_defaults(defaults) == []
+    assert ("Maya", FileOutcome.DELETED) in outcomes(service().apply_files(files))
     assert sorted(p.name for p in service().list()) == ["Carlos", "Dev", "Priya"]
     stored = service().get("priya")
     assert stored == replace(defaults[3], id=stored.id, created_at=stored.created_at, updated_at=stored.updated_at)
+    changed = replace(defaults[3], role="QA Lead")
+    assert outcomes(service().apply_files([FilePersona(changed, "personas/priya.yml")])) == [
+        ("Priya", FileOutcome.UPDATED)
+    ]
+    assert service().get("priya").role == "QA Lead"
+    service().update("priya", PersonaDraft(role="Our QA"))
+    again = replace(defaults[3], role="QA Head")
+    assert outcomes(service().apply_files([FilePersona(again, "personas/priya.yml")])) == [
+        ("Priya", FileOutcome.EDITED)
+    ]
+    assert service().get("priya").role == "Our QA"
 
 
 def test_rename_and_conflict_through_the_service(engine: Engine) -> None:
@@ -260,7 +280,7 @@ def test_an_older_database_upgrades_without_losing_its_persona(tmp_path: Path) -
         assert old.soul.opinions == {"testing": ("Write the test first.",)}
         assert (old.style.tone, old.skill.modes) == ("dry", {"pr_review": "Look closely."})
         assert old.created_at == datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
-        assert repo.seeded_defaults() == set()
+        assert repo.file_marks() == {}
         updated = repo.save(replace(old, avatar="🧓", model="claude-haiku-4-5"))
         assert repo.get(old.id or 0) == updated
     finally:

@@ -110,6 +110,12 @@ def test_a_lesson_note_is_a_context_block_with_a_forget_button(fake: FakeSlack) 
     assert '"l": "abc123"' in button["value"]
 
 
+def test_a_recall_posts_nothing_to_spare_the_thread_and_the_rate_limit(fake: FakeSlack) -> None:
+    poster, ts = poster_in_thread(fake)
+    poster.post_recall(CARLOS, "rate limiting", 3)
+    assert len(fake.messages("C1", ts)) == 1  # the root only
+
+
 def test_without_a_thread_the_first_post_starts_one(fake: FakeSlack) -> None:
     client = WebClient(token="xoxb-test", base_url=fake.api_url)
     poster = SlackPoster(client=client, channel="C1", thread_ts=None)

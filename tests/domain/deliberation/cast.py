@@ -17,6 +17,7 @@ from nightwatch.domain.models import (
     ReflectionContext,
     Soul,
 )
+from nightwatch.domain.recall import Scored, ScoreParts
 from nightwatch.domain.soul import SoulCompiler
 from tests.fakes import T0, FakeClock, FakeLiveness, InMemoryDeliberationLog, InMemoryPersonaRepository, ScriptedLLM
 
@@ -92,11 +93,17 @@ class FakeMemory:
     failing: set[str] = field(default_factory=set)
     refusing: dict[str, Exception] = field(default_factory=dict)  # by slug: what storage raised
     reads: list[tuple[str, str, str, str]] = field(default_factory=list)
+    budgets: list[int | None] = field(default_factory=list)  # the token budget of each read
     reflections: list[tuple[str, str, ReflectionContext]] = field(default_factory=list)
     injected: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    searches: list[tuple[str, str, str]] = field(default_factory=list)  # (slug, project, query) of each recall
+    kept: list[tuple[str, str, Lesson, str | None]] = field(default_factory=list)  # (slug, project, lesson, category)
 
-    def read(self, persona: Persona, project: str, topic: str, *, thread: str = "") -> MemoryBlock:
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> MemoryBlock:
         self.reads.append((persona.slug, project, topic, thread))
+        self.budgets.append(budget)
         return self.blocks.get(persona.slug, MemoryBlock())
 
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:
@@ -112,6 +119,27 @@ class FakeMemory:
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: list[str]) -> None:
         self.injected.append((persona.slug, project, list(lesson_ids)))
+
+    def search(self, persona: Persona, project: str, query: str, limit: int = 10) -> list[Scored]:
+        """The persona's block, every lesson a hit, in order."""
+        self.searches.append((persona.slug, project, query))
+        lessons = self.blocks.get(persona.slug, MemoryBlock()).lessons
+        return [Scored(lesson, 1.0, ScoreParts(1.0, 0.0, 0.0, 0.0)) for lesson in lessons][:limit]
+
+    def remember(
+        self,
+        persona: Persona,
+        project: str,
+        text: str,
+        *,
+        kind: str = "manual",
+        link: str | None = None,
+        author: str | None = None,
+        category: str | None = None,
+    ) -> Lesson:
+        lesson = Lesson(f"{persona.slug[:3]}r{len(self.kept):04d}", text, T0, kind=kind, link=link, author=author)
+        self.kept.append((persona.slug, project, lesson, category))
+        return lesson
 
 
 def block(*texts: str) -> MemoryBlock:

@@ -254,6 +254,15 @@ def test_a_share_of_pins_only_brings_no_lessons() -> None:
     assert w.sharing.read(w.get("Dev"), PROJECT, "lodash").empty
 
 
+def test_a_read_may_bring_its_own_budget() -> None:
+    w = world()
+    w.remember("Maya", CVE)
+    w.sharing.share("Maya", "Dev", PROJECT)
+    dev = w.get("Dev")
+    assert w.sharing.read(dev, PROJECT, "lodash", budget=0).empty  # the deliberation's budget, taken when it began
+    assert [item.text for item in w.sharing.read(dev, PROJECT, "lodash", budget=400).items] == [CVE]
+
+
 def test_unsharing_takes_effect_on_the_next_read() -> None:
     w = world()
     w.remember("Maya", CVE)

@@ -1,0 +1,46 @@
+"""The bounds of a deliberation, and where the engine gets them: fixed, or the settings now (they can be reloaded).
+
+The engine takes the policy once when a deliberation starts (or is taken over) and keeps it in the run's state, so a
+deliberation finishes with the bounds it started with while the next one sees a reload. Only the bounds a run reads
+from its state change between runs (rounds, replies, contributors, the lead, retries, the memory and shared
+budgets); the engine and its turns read the rest (reply length, thread window, model window, lease) once, when they
+are built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from nightwatch.domain.deliberation import takeover
+
+
+@dataclass(frozen=True)
+class DeliberationPolicy:
+    """The bounds of a deliberation (mapped from Settings by the composition root)."""
+
+    max_rounds: int = 2
+    max_contributors: int = 3
+    max_replies: int = 12
+    reply_chars: int = 1200
+    lead: str | None = None
+    context_tokens: int = 3000
+    recent_messages: int = 12
+    consensus_retries: int = 2
+    model_window: int = 200_000
+    lease_for: timedelta = takeover.LEASE_FOR
+    memory_tokens: int | None = None  # most tokens of memory in a turn's prompt; None: the memory service's own
+    shared_tokens: int | None = None  # most tokens of teammates' shared knowledge; None: the sharing service's own
+
+    @property
+    def rounds(self) -> int:
+        return max(1, self.max_rounds)
+
+
+PolicySource = DeliberationPolicy | Callable[[], DeliberationPolicy]
+
+
+def policy_now(source: PolicySource) -> DeliberationPolicy:
+    """The policy a deliberation starting now runs with."""
+    return source if isinstance(source, DeliberationPolicy) else source()

@@ -1,0 +1,189 @@
+"""The memory tools a persona may call during its turn: `memory_recall` (search) and `remember` (record a lesson).
+
+`MemoryTools` is bound to one persona, project and thread. Recall ranks exactly as `memory search` does and hands
+back the best few lessons with their ids, as data (`as_data`) inside a `<memory>` block. Remember goes through
+`MemoryService.remember`, so the junk guard, redaction (the model's output is redacted where it leaves the model
+adapter) and deduplication apply; the persona itself is the lesson's author (None). Bad input raises
+InvalidInputError with a message the model can act on; the turn's tool loop turns any error into an error result.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import ClassVar, Protocol
+
+from nightwatch.domain.errors import InvalidInputError
+from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS, Category, validate_category
+from nightwatch.domain.memory.inputs import LESSON_MAX, QUERY_MAX, validate_query
+from nightwatch.domain.models import Lesson, Persona
+from nightwatch.domain.quoting import as_data
+from nightwatch.domain.recall import Scored
+from nightwatch.domain.tool_use import ToolCall, ToolSpec
+from nightwatch.prompts import Prompt
+
+RECALL_TOOL = "memory_recall"
+REMEMBER_TOOL = "remember"
+RECALL_LIMIT = 5  # lessons one recall hands back
+MAX_TOOL_CALLS = 3  # tool calls one turn may make (the loop that enforces it is deliberation/tool_turn.py)
+TOOL_KIND = "turn"  # the dated section a remembered lesson goes under, as reflection's go under the interaction's
+
+
+class ToolMemory(Protocol):
+    """What the memory tools need of the memory service."""
+
+    def search(self, persona: Persona, project: str, query: str, limit: int = 10) -> builtins.list[Scored]: ...
+
+    def remember(
+        self,
+        persona: Persona,
+        project: str,
+        text: str,
+        *,
+        kind: str = "manual",
+        link: str | None = None,
+        author: str | None = None,
+        category: Category | None = None,
+    ) -> Lesson: ...
+
+
+@dataclass(frozen=True)
+class RecallToolPrompt(Prompt):
+    """What `memory_recall` is for, as the model reads it."""
+
+    template: ClassVar[str] = "tool_recall.md.j2"
+    limit: int
+    calls: int
+
+    @classmethod
+    def example(cls) -> RecallToolPrompt:
+        return cls(limit=RECALL_LIMIT, calls=MAX_TOOL_CALLS)
+
+
+@dataclass(frozen=True)
+class RememberToolPrompt(Prompt):
+    """What `remember` is for, as the model reads it, with each category's meaning."""
+
+    template: ClassVar[str] = "tool_remember.md.j2"
+    max_chars: int
+    categories: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def example(cls) -> RememberToolPrompt:
+        return cls(max_chars=LESSON_MAX, categories=tuple((name, DESCRIPTIONS[name]) for name in CATEGORIES))
+
+
+@dataclass(frozen=True)
+class RecallResultPrompt(Prompt):
+    """A recall's answer for the model: the lessons found (id, text already made data), or that there were none."""
+
+    template: ClassVar[str] = "tool_recall_result.md.j2"
+    project: str
+    query: str
+    lessons: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def example(cls) -> RecallResultPrompt:
+        return cls(
+            project="night-watch",
+            query="rate limiting",
+            lessons=(("3f9a2c1d", "The login endpoint allows 10 attempts a minute per IP."),),
+        )
+
+
+@cache
+def memory_tool_specs(max_chars: int = LESSON_MAX) -> tuple[ToolSpec, ...]:
+    """The two tools' definitions; the same every call, so they stay a cacheable prefix of each request."""
+    recall = ToolSpec(
+        name=RECALL_TOOL,
+        description=RecallToolPrompt(limit=RECALL_LIMIT, calls=MAX_TOOL_CALLS).render(),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "what to look for, in a few words", "maxLength": QUERY_MAX}
+            },
+            "required": ["query"],
+        },
+    )
+    remember = ToolSpec(
+        name=REMEMBER_TOOL,
+        description=RememberToolPrompt(
+            max_chars=max_chars, categories=tuple((name, DESCRIPTIONS[name]) for name in CATEGORIES)
+        ).render(),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "lesson": {"type": "string", "description": "the lesson, one sentence", "maxLength": max_chars},
+                "category": {"type": "string", "enum": list(CATEGORIES), "description": "what the lesson is about"},
+            },
+            "required": ["lesson", "category"],
+        },
+    )
+    return (recall, remember)
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What one memory tool call did: the text for the model, a short line for people, and what it touched."""
+
+    content: str
+    summary: str
+    recalled: tuple[Lesson, ...] = ()
+    query: str = ""
+    remembered: Lesson | None = None  # a lesson newly recorded (None for a restatement, which only counts)
+
+
+class MemoryTools:
+    """The memory tools of one persona's turn in one project's thread."""
+
+    def __init__(
+        self, *, memory: ToolMemory, persona: Persona, project: str, link: str | None, max_chars: int = LESSON_MAX
+    ) -> None:
+        self._memory = memory
+        self._persona = persona
+        self._project = project
+        self._link = link
+        self.specs = memory_tool_specs(max_chars)
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        """Run one call; raise InvalidInputError (or what the memory raised) when it cannot be done."""
+        if call.name == RECALL_TOOL:
+            return self._recall(call.input)
+        if call.name == REMEMBER_TOOL:
+            return self._remember(call.input)
+        raise InvalidInputError(
+            f"There is no tool named {call.name!r}; the memory tools are {RECALL_TOOL} and {REMEMBER_TOOL}."
+        )
+
+    def _recall(self, given: Mapping[str, object]) -> ToolOutcome:
+        query = validate_query(given.get("query"))
+        hits = self._memory.search(self._persona, self._project, query, limit=RECALL_LIMIT)
+        lessons = tuple(hit.lesson for hit in hits)
+        content = RecallResultPrompt(
+            project=self._project,
+            query=as_data(" ".join(query.split())),
+            lessons=tuple((lesson.id, as_data(lesson.text)) for lesson in lessons),
+        ).render()
+        found = f"{len(lessons)} lesson{'' if len(lessons) == 1 else 's'}"
+        ids = f": {', '.join(lesson.id for lesson in lessons)}" if lessons else ""
+        return ToolOutcome(content, found + ids, recalled=lessons, query=query)
+
+    def _remember(self, given: Mapping[str, object]) -> ToolOutcome:
+        raw = given.get("category")
+        if not isinstance(raw, str):
+            raise InvalidInputError(f"Give the lesson a category: one of {', '.join(CATEGORIES)}.")
+        category = validate_category(raw)
+        text = given.get("lesson")
+        if not isinstance(text, str):
+            raise InvalidInputError("Give the lesson to remember as text: one sentence a teammate could act on.")
+        lesson = self._memory.remember(
+            self._persona, self._project, text, kind=TOOL_KIND, link=self._link, author=None, category=category
+        )
+        if lesson.seen > 1:  # a restatement: the kept lesson was counted again, nothing new was written
+            return ToolOutcome(
+                f"You already remember this as [{lesson.id}] (seen {lesson.seen} times); nothing new was stored.",
+                f"already remembered as {lesson.id}",
+            )
+        return ToolOutcome(f"Remembered as [{lesson.id}] ({category}).", f"remembered {lesson.id}", remembered=lesson)
