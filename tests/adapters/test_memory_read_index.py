@@ -249,8 +249,9 @@ def test_a_read_index_holds_what_the_text_gives(home: Path, memory: str) -> None
 
 
 def test_services_reading_in_threads_while_another_writes_never_fail_and_end_right(home: Path, memory: str) -> None:
+    """Meaning off: a reader that saw a lesson before its writer stored its vector waits for a backfill by design."""
     errors: list[BaseException] = []
-    readers = [new_process(home) for _ in range(3)]
+    readers = [service(FileMemoryStore(home)) for _ in range(3)]
     stop = threading.Event()
 
     def read(memory_service: MemoryService) -> None:
@@ -270,7 +271,7 @@ def test_services_reading_in_threads_while_another_writes_never_fail_and_end_rig
     for thread in threads:
         thread.join()
     assert errors == []
-    expected = new_process(home).read(DEV, "p", "token refresh in auth_service.py")
+    expected = service(FileMemoryStore(home)).read(DEV, "p", "token refresh in auth_service.py")
     index_path(home).unlink()
-    assert new_process(home).read(DEV, "p", "token refresh in auth_service.py") == expected
+    assert service(FileMemoryStore(home)).read(DEV, "p", "token refresh in auth_service.py") == expected
     assert all(reader.read(DEV, "p", "token refresh in auth_service.py") == expected for reader in readers)
