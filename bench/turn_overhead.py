@@ -1,6 +1,6 @@
 """Per-turn overhead of a deliberation outside the model: memory read and rank, prompt compile, persistence.
 
-    python -m bench.turn_overhead [--runs 40] [--shared]
+    python -m bench.turn_overhead [--runs 40] [--shared] [--pins N]
 
 It runs real deliberations with the real engine, MemoryService over FileMemoryStore (150-line memory files for the
 4 default personas, in a temporary NIGHTWATCH_HOME) and SqlDeliberationLog on a SQLite file, with a model that
@@ -8,7 +8,9 @@ answers instantly. A turn's overhead is the time between the end of one persona'
 next persona's: posting and storing the reply, then the next turn's thread window, memory read, ranking and
 compile. It prints p50 and p95 in milliseconds; the target is p95 < 10 ms. Reflection is switched off here: it runs
 once after a deliberation, not per turn. With `--shared` every persona shares its lessons with all (personas and
-shares in the SQLite database), so each turn also reads and ranks its three teammates' 150-line memories.
+shares in the SQLite database), so each turn also reads and ranks its three teammates' 150-line memories. With
+`--pins N` each persona has N pinned files of about 16 KiB (real files, the real PinService and SqlPinRepository):
+each turn reads its pins from the database, checks each file on disk and packs them under the default budget.
 """
 
 from __future__ import annotations
@@ -24,17 +26,27 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from nightwatch.adapters.db import SqlDeliberationLog, SqlPersonaRepository, SqlShareRepository, make_engine, upgrade
+from nightwatch.adapters.db import (
+    SqlDeliberationLog,
+    SqlPersonaRepository,
+    SqlPinRepository,
+    SqlShareRepository,
+    make_engine,
+    upgrade,
+)
 from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.persona_files import load_default_personas
+from nightwatch.adapters.pin_files import SafePinFiles
+from nightwatch.adapters.pin_pages import PageFetcher
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, SharedBlock, SharingService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, PinBlock, PinService, SharedBlock, SharingService
 from nightwatch.domain.models import (
     Lesson,
     LLMRequest,
     LLMResponse,
     MemoryBlock,
     Persona,
+    PinKind,
     Purpose,
     ReflectionContext,
     Share,
@@ -113,6 +125,20 @@ class BenchMemory:
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: list[str]) -> None:
         return None
+
+
+class TimedPins:
+    """The real PinService's block for a turn, timed."""
+
+    def __init__(self, service: PinService, timings: dict[str, list[float]]) -> None:
+        self._service = service
+        self._timings = timings
+
+    def block(self, persona: Persona, project: str) -> PinBlock:
+        started = time.perf_counter()
+        block = self._service.block(persona, project)
+        self._timings["pins read + pack"].append(time.perf_counter() - started)
+        return block
 
 
 class TimedSharing:
@@ -216,7 +242,7 @@ def turn_gaps(calls: Sequence[tuple[Purpose, float, float]]) -> list[float]:
     return gaps
 
 
-def run(runs: int, report: Callable[[str], None] = print, *, shared: bool = False) -> dict[str, float]:
+def run(runs: int, report: Callable[[str], None] = print, *, shared: bool = False, pins: int = 0) -> dict[str, float]:
     """Run the benchmark; return p50/p95 of the per-turn overhead in milliseconds."""
     with tempfile.TemporaryDirectory(prefix="nw-bench-") as home:
         root = Path(home)
@@ -228,9 +254,27 @@ def run(runs: int, report: Callable[[str], None] = print, *, shared: bool = Fals
         db = make_engine(f"sqlite:///{root / 'nightwatch.db'}")
         try:
             upgrade(db)
-            return _measure(store, personas, db, runs, report, shared=shared)
+            return _measure(store, personas, db, runs, report, shared=shared, pins=pins, docs=root / "docs")
         finally:
             db.dispose()
+
+
+def pin_service(docs: Path, db: Any, store: FileMemoryStore, personas: list[Persona], count: int) -> PinService:
+    """`count` pinned files of about 16 KiB in `docs` for each persona (stored ones: pins name personas by id)."""
+    docs.mkdir()
+    service = PinService(
+        pins=SqlPinRepository(db),
+        personas=PersonaService(repo=SqlPersonaRepository(db), store=store, clock=Clock()),
+        files=SafePinFiles([docs]),
+        pages=PageFetcher(),
+        clock=Clock(),
+    )
+    for persona in personas:
+        for n in range(count):
+            doc = docs / f"{persona.slug}-{n}.md"
+            doc.write_text("\n".join(f"Line {i}: " + " ".join(WORDS[(i + n) % len(WORDS) :][:12]) for i in range(190)))
+            service.add(persona.name, PROJECT, PinKind.FILE, str(doc), added_by="cli")
+    return service
 
 
 def _measure(
@@ -241,20 +285,26 @@ def _measure(
     report: Callable[[str], None],
     *,
     shared: bool = False,
+    pins: int = 0,
+    docs: Path | None = None,
 ) -> dict[str, float]:
     timings: dict[str, list[float]] = {
         "memory read + rank": [],
         "shared read + rank": [],
+        "pins read + pack": [],
         "compile": [],
         "persist turn": [],
     }
     model = InstantModel()
     clock = Clock()
     memory = MemoryService(store=store, llm=model, clock=clock, recall=Recall(), policy=MemoryPolicy())
-    sharing = None
+    sharing = pinning = None
+    if shared or pins:  # shares and pins name personas by id: store them
+        personas = [SqlPersonaRepository(db).add(persona) for persona in personas]
+    if pins:
+        pinning = TimedPins(pin_service(docs or Path(tempfile.mkdtemp()), db, store, personas, pins), timings)
     if shared:  # every persona shares with all: each turn reads its three teammates' memories too
         repo, shares = SqlPersonaRepository(db), SqlShareRepository(db)
-        personas = [repo.add(persona) for persona in personas]
         for persona in personas:
             shares.put(Share(persona.id or 0, None, PROJECT, ShareContent.LESSONS, clock.now()))
         lookup = PersonaService(repo=repo, store=store, clock=clock)
@@ -268,6 +318,7 @@ def _measure(
         clock=clock,
         policy=DeliberationPolicy(),
         shared=sharing,
+        pins=pinning,
     )
     gaps: list[float] = []
     for i in range(runs + 1):
@@ -278,7 +329,7 @@ def _measure(
             gaps += turn_gaps(model.calls)
     ms = [gap * 1000 for gap in gaps]
     result = {"p50_ms": statistics.median(ms), "p95_ms": percentile(ms, 0.95), "turns": float(len(ms))}
-    also = ", each sharing with all" if shared else ""
+    also = (", each sharing with all" if shared else "") + (f", {pins} pinned files each" if pins else "")
     report(
         f"per-turn overhead over {len(ms)} turns ({runs} deliberations, 4 personas{also}, {LINES}-line memory files):"
     )
@@ -294,8 +345,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=40, help="deliberations to time (default 40)")
     parser.add_argument("--shared", action="store_true", help="every persona shares its lessons with all")
+    parser.add_argument("--pins", type=int, default=0, help="pinned files of about 16 KiB per persona (default 0)")
     args = parser.parse_args(argv)
-    result = run(args.runs, shared=args.shared)
+    result = run(args.runs, shared=args.shared, pins=args.pins)
     return 0 if result["p95_ms"] < TARGET_P95_MS else 1
 
 

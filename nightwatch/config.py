@@ -61,6 +61,15 @@ class DeliberationLimits:
 
 
 @dataclass(frozen=True)
+class PinSettings:
+    """Pinned context: where files may be pinned from, its share of a prompt, which hosts may be private."""
+
+    roots: tuple[Path, ...] = ()  # absolute folders; none: only the CLI may pin files (anywhere it can read)
+    token_budget: int = 1500  # most tokens of pinned documents in one prompt, shared fairly among them
+    url_hosts: frozenset[str] = frozenset()  # hosts a pinned URL may name although they resolve to private addresses
+
+
+@dataclass(frozen=True)
 class SlackSettings:
     bot_token: str | None = field(default=None, repr=False)
     app_token: str | None = field(default=None, repr=False)
@@ -90,6 +99,7 @@ class Settings:
     settings_file: Path | None = None  # NIGHTWATCH_SETTINGS_FILE
     # What the settings file set, by name (reloads compare it; it may hold tokens, so it is never shown).
     file_values: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    pins: PinSettings = field(default_factory=PinSettings)
 
     @property
     def local_memory_notice(self) -> str | None:
@@ -165,6 +175,11 @@ class Settings:
             personas_dir=reader.folder("NIGHTWATCH_PERSONAS_DIR", "a folder of persona YAML files (*.yml)"),
             settings_file=settings_file,
             file_values=file_values,
+            pins=PinSettings(
+                roots=reader.folders("NIGHTWATCH_PIN_ROOTS"),
+                token_budget=reader.integer("NIGHTWATCH_PIN_TOKEN_BUDGET", 1500, minimum=100),
+                url_hosts=reader.names("NIGHTWATCH_PIN_URL_HOSTS"),
+            ),
         )
         reader.refuse_unknown()
         local = settings.local_memory_notice
@@ -289,6 +304,23 @@ class _Reader:
                 f"{name}={raw!r} is not valid; it accepts one of: {', '.join(options)}{self.where(name)}."
             )
         return value
+
+    def folders(self, name: str) -> tuple[Path, ...]:
+        """Absolute folders separated by os.pathsep (':' on Linux), normalised; none when unset."""
+        raw = self.text(name) or ""
+        folders = [part.strip() for part in raw.split(os.pathsep) if part.strip()]
+        relative = [folder for folder in folders if not os.path.isabs(folder)]
+        if relative:
+            raise ConfigError(
+                f"{name} holds {relative[0]!r}, which is not an absolute folder; it accepts absolute folders "
+                f"separated by {os.pathsep!r}, e.g. /srv/docs{os.pathsep}/srv/runbooks."
+            )
+        return tuple(dict.fromkeys(Path(os.path.normpath(folder)) for folder in folders))
+
+    def names(self, name: str) -> frozenset[str]:
+        """Comma- or space-separated names, lower-cased; none when unset."""
+        raw = (self.text(name) or "").replace(" ", ",")
+        return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
 
     def token(self, name: str, prefix: str) -> str | None:
         value = self.text(name)

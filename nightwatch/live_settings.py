@@ -56,6 +56,7 @@ class Reloadable:
 RELOADABLE = (
     Reloadable("NIGHTWATCH_MEMORY_TOKEN_BUDGET", "memory token budget", "memory", "token_budget"),
     Reloadable("NIGHTWATCH_SHARED_TOKEN_BUDGET", "shared token budget", "memory", "shared_token_budget"),
+    Reloadable("NIGHTWATCH_PIN_TOKEN_BUDGET", "pin token budget", "pins", "token_budget"),
     Reloadable("NIGHTWATCH_MAX_ROUNDS", "max rounds", "deliberation", "max_rounds"),
     Reloadable("NIGHTWATCH_MAX_REPLIES", "max replies", "deliberation", "max_replies"),
     Reloadable("NIGHTWATCH_LEAD", "lead", "deliberation", "lead"),

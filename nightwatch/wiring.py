@@ -18,6 +18,7 @@ from nightwatch.adapters.db import (
     SqlDeliberationLog,
     SqlPendingLessons,
     SqlPersonaRepository,
+    SqlPinRepository,
     SqlShareRepository,
     make_engine,
 )
@@ -28,11 +29,20 @@ from nightwatch.adapters.memory_files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.adapters.persona_transactions import SqlPersonaTransactions
+from nightwatch.adapters.pin_files import SafePinFiles
+from nightwatch.adapters.pin_pages import PageFetcher
 from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer, SharingService, TeachingService
+from nightwatch.domain.memory import (
+    MemoryPolicy,
+    MemoryService,
+    MemoryTransfer,
+    PinService,
+    SharingService,
+    TeachingService,
+)
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import (
     LLM,
@@ -42,6 +52,9 @@ from nightwatch.domain.ports import (
     MemoryStore,
     PendingLessons,
     PersonaRepository,
+    PinFiles,
+    PinPages,
+    PinRepository,
     ShareRepository,
 )
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
@@ -131,6 +144,35 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_pin_repo(self, engine: Engine) -> PinRepository:
+        return SqlPinRepository(engine)
+
+    @singleton
+    @provider
+    def provide_pin_files(self, settings: Settings) -> PinFiles:
+        return SafePinFiles(settings.pins.roots)
+
+    @singleton
+    @provider
+    def provide_pin_pages(self, settings: Settings) -> PinPages:
+        return PageFetcher(allowed_hosts=settings.pins.url_hosts)
+
+    @singleton
+    @provider
+    def provide_pins(
+        self,
+        settings: Settings,
+        repo: PinRepository,
+        personas: PersonaService,
+        files: PinFiles,
+        pages: PinPages,
+        clock: Clock,
+    ) -> PinService:
+        budget = settings.pins.token_budget
+        return PinService(pins=repo, personas=personas, files=files, pages=pages, clock=clock, token_budget=budget)
+
+    @singleton
+    @provider
     def provide_log(self, engine: Engine) -> DeliberationLog:
         return SqlDeliberationLog(engine)
 
@@ -177,21 +219,36 @@ class NightWatchModule(Module):
         store: MemoryStore,
         clock: Clock,
         pending: PendingLessons,
+        pins: PinRepository,
         shares: ShareRepository,
     ) -> PersonaService:
         # With memory in the database, a rename or delete moves it in the persona's own transaction.
         transactions = SqlPersonaTransactions(engine) if settings.memory_store == "database" else None
         return PersonaService(
-            repo=repo, store=store, clock=clock, pending=pending, transactions=transactions, shares=shares
+            repo=repo,
+            store=store,
+            clock=clock,
+            pending=pending,
+            transactions=transactions,
+            shares=shares,
+            pins=pins,
         )
 
     @singleton
     @provider
     def provide_sharing(
-        self, settings: Settings, shares: ShareRepository, personas: PersonaService, memory: MemoryService, clock: Clock
+        self,
+        settings: Settings,
+        shares: ShareRepository,
+        personas: PersonaService,
+        memory: MemoryService,
+        pins: PinService,
+        clock: Clock,
     ) -> SharingService:
         budget = settings.memory.shared_token_budget
-        return SharingService(shares=shares, personas=personas, memory=memory, clock=clock, token_budget=budget)
+        return SharingService(
+            shares=shares, personas=personas, memory=memory, pins=pins, clock=clock, token_budget=budget
+        )
 
     @singleton
     @provider
@@ -210,6 +267,7 @@ class NightWatchModule(Module):
         log: DeliberationLog,
         clock: Clock,
         liveness: Liveness,
+        pins: PinService,
         sharing: SharingService,
     ) -> DeliberationEngine:
         return DeliberationEngine(
@@ -221,6 +279,7 @@ class NightWatchModule(Module):
             clock=clock,
             policy=lambda: deliberation_policy(live.current()),  # taken once per deliberation: reloads reach the next
             liveness=liveness,
+            pins=pins,
             shared=sharing,
         )
 
@@ -269,6 +328,7 @@ class NightWatchModule(Module):
         state: SlackState,
         clock: Clock,
         proactive: ProactiveService,
+        pins: PinService,
         teaching: TeachingService,
         sharing: SharingService,
     ) -> SlackApp:
@@ -281,6 +341,7 @@ class NightWatchModule(Module):
             state=state,
             clock=clock,
             proactive=proactive,
+            pins=pins,
             teaching=teaching,
             sharing=sharing,
             admin_ids=lambda: live.current().slack.admins,  # read at each click: a reload reaches the next one
@@ -301,6 +362,7 @@ def deliberation_policy(settings: Settings) -> DeliberationPolicy:
         lease_for=timedelta(seconds=limits.lease_seconds),
         memory_tokens=settings.memory.token_budget,
         shared_tokens=settings.memory.shared_token_budget,
+        pins_tokens=settings.pins.token_budget,
     )
 
 

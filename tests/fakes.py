@@ -7,7 +7,7 @@ import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePosixPath
 from typing import Any
@@ -16,7 +16,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nightwatch.domain.arrays import Arrays
-from nightwatch.domain.errors import ConflictError, LLMOutputError, NotFoundError, StorageError
+from nightwatch.domain.errors import (
+    ConflictError,
+    FetchError,
+    InvalidInputError,
+    LLMOutputError,
+    NotFoundError,
+    StorageError,
+)
 from nightwatch.domain.models import (
     Deliberation,
     DeliberationStatus,
@@ -24,6 +31,8 @@ from nightwatch.domain.models import (
     LLMResponse,
     PendingLesson,
     Persona,
+    Pin,
+    PinKind,
     Purpose,
     Share,
     ThreadMessage,
@@ -32,7 +41,7 @@ from nightwatch.domain.models import (
     Verdict,
 )
 from nightwatch.domain.personas.names import check_slug
-from nightwatch.domain.ports import FolderMove, recent_limit
+from nightwatch.domain.ports import FolderMove, PinSnapshot, recent_limit
 from nightwatch.domain.tool_use import ToolCall
 from nightwatch.domain.vectors import VectorTable
 
@@ -376,12 +385,131 @@ class InMemoryShareRepository:
             raise StorageError("The database could not read the shares (OperationalError); check it.")
 
 
+class InMemoryPinRepository:
+    """PinRepository in a dict, beside a persona repository: like the database's foreign key, a pin whose persona that
+    repository no longer has is gone, and one naming an unknown persona is refused. `broken` fails every call."""
+
+    def __init__(self, personas: InMemoryPersonaRepository | None = None) -> None:
+        self.personas = personas
+        self.rows: dict[int, tuple[Pin, str]] = {}
+        self.broken = False
+        self.writes = 0
+        self._next = 1
+
+    def add(self, pin: Pin, key: str) -> tuple[Pin, bool]:
+        self._check()
+        if pin.persona_id is not None and pin.persona_id not in self._alive():
+            raise NotFoundError("The persona of this pin no longer exists.")
+        self.writes += 1
+        for pin_id, (row, row_key) in self._live().items():
+            if (row.persona_id, row.project, row_key) == (pin.persona_id, pin.project, key):
+                stored = replace(pin, id=pin_id, added_by=row.added_by, created_at=row.created_at)
+                self.rows[pin_id] = (stored, key)
+                return stored, False
+        stored = replace(pin, id=self._next)
+        self.rows[self._next] = (stored, key)
+        self._next += 1
+        return stored, True
+
+    def get(self, pin_id: int) -> Pin | None:
+        self._check()
+        found = self._live().get(pin_id)
+        return found[0] if found else None
+
+    def list(self, *, project: str | None = None, kind: PinKind | None = None) -> list[Pin]:
+        self._check()
+        pins = [row for row, _ in self._live().values()]
+        return [pin for pin in pins if project in (None, pin.project) and kind in (None, pin.kind)]
+
+    def for_persona(self, persona_id: int, project: str) -> list[Pin]:
+        return [pin for pin in self.list(project=project) if pin.persona_id in (None, persona_id)]
+
+    def update(self, pin: Pin) -> Pin | None:
+        self._check()
+        live = self._live()
+        if pin.id not in live:
+            return None
+        self.writes += 1
+        old, key = live[pin.id]
+        stored = replace(pin, persona_id=old.persona_id, project=old.project, kind=old.kind, added_by=old.added_by)
+        self.rows[pin.id] = (stored, key)
+        return stored
+
+    def remove(self, pin_id: int) -> Pin | None:
+        self._check()
+        found = self._live().get(pin_id)
+        if found is None:
+            return None
+        del self.rows[pin_id]
+        return found[0]
+
+    def _alive(self) -> set[int | None]:
+        return {persona.id for persona in self.personas.list()} if self.personas is not None else set()
+
+    def _live(self) -> dict[int, tuple[Pin, str]]:
+        """The rows whose persona exists (ids are never reused, so a rolled-back delete brings its pins back)."""
+        rows = sorted(self.rows.items())
+        if self.personas is None:
+            return dict(rows)
+        alive = self._alive()
+        return {k: v for k, v in rows if v[0].persona_id is None or v[0].persona_id in alive}
+
+    def _check(self) -> None:
+        if self.broken:
+            raise StorageError("The database could not read the pins (OperationalError); check it.")
+
+
+class FakePinFiles:
+    """PinFiles over a dict of absolute path -> text; each write gives a new stamp. `refused` paths are refused."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}
+        self.refused: dict[str, str] = {}  # path -> why
+        self.stamps: dict[str, int] = {}
+        self.reads = 0
+
+    def write(self, path: str, text: str) -> None:
+        self.files[path] = text
+        self.stamps[path] = self.stamps.get(path, 0) + 1
+
+    def delete(self, path: str) -> None:
+        del self.files[path]
+
+    def read(self, path: str, *, anywhere: bool) -> PinSnapshot:
+        self.reads += 1
+        if path in self.refused:
+            raise InvalidInputError(self.refused[path])
+        if path not in self.files:
+            raise NotFoundError(f"There is no file at {path}.")
+        return PinSnapshot(source=path, text=self.files[path], stamp=f"v{self.stamps[path]}")
+
+    def stamp(self, path: str) -> str | None:
+        if path in self.refused:
+            raise InvalidInputError(self.refused[path])
+        return f"v{self.stamps[path]}" if path in self.files else None
+
+
+class FakePinPages:
+    """PinPages over a dict of URL -> text; a URL not in it cannot be fetched."""
+
+    def __init__(self, pages: dict[str, str] | None = None) -> None:
+        self.pages = dict(pages or {})
+        self.fetched: list[str] = []
+
+    def fetch(self, url: str) -> PinSnapshot:
+        self.fetched.append(url)
+        if url not in self.pages:
+            raise FetchError(f"{url} could not be fetched (connection refused); nothing was pinned.")
+        return PinSnapshot(source=url, text=self.pages[url])
+
+
 @dataclass(frozen=True)
 class InMemoryPersonaTransaction:
     personas: InMemoryPersonaRepository
     memory: InMemoryMemoryStore
     pending: InMemoryPendingLessons
     shares: InMemoryShareRepository
+    pins: InMemoryPinRepository = field(default_factory=InMemoryPinRepository)
 
 
 class InMemoryPersonaTransactions:
@@ -393,8 +521,11 @@ class InMemoryPersonaTransactions:
         store: InMemoryMemoryStore,
         pending: InMemoryPendingLessons,
         shares: InMemoryShareRepository | None = None,
+        pins: InMemoryPinRepository | None = None,
     ) -> None:
-        self.open = InMemoryPersonaTransaction(repo, store, pending, shares or InMemoryShareRepository(repo))
+        self.open = InMemoryPersonaTransaction(
+            repo, store, pending, shares or InMemoryShareRepository(repo), pins or InMemoryPinRepository(repo)
+        )
         self.committed = 0
 
     @contextmanager

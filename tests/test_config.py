@@ -67,6 +67,10 @@ def test_slack_api_url_gets_a_trailing_slash() -> None:
         ({"NIGHTWATCH_MEMORY_STORE": "s3"}, "NIGHTWATCH_MEMORY_STORE"),
         ({"NIGHTWATCH_SHARED_TOKEN_BUDGET": "-1"}, "NIGHTWATCH_SHARED_TOKEN_BUDGET"),
         ({"NIGHTWATCH_SHARED_TOKEN_BUDGET": "some"}, "NIGHTWATCH_SHARED_TOKEN_BUDGET"),
+        ({"NIGHTWATCH_PIN_ROOTS": "docs"}, "NIGHTWATCH_PIN_ROOTS"),
+        ({"NIGHTWATCH_PIN_ROOTS": "/srv/docs:relative/too"}, "NIGHTWATCH_PIN_ROOTS"),
+        ({"NIGHTWATCH_PIN_TOKEN_BUDGET": "50"}, "NIGHTWATCH_PIN_TOKEN_BUDGET"),
+        ({"NIGHTWATCH_PIN_TOKEN_BUDGET": "many"}, "NIGHTWATCH_PIN_TOKEN_BUDGET"),
     ],
 )
 def test_a_bad_value_names_the_variable_and_what_it_accepts(env: dict[str, str], named: str) -> None:
@@ -115,3 +119,21 @@ def test_a_replica_with_local_memory_logs_one_loud_warning(caplog: pytest.LogCap
     [record] = caplog.records
     assert record.levelname == "WARNING"
     assert record.getMessage().startswith("MEMORY IS LOCAL TO THIS MACHINE. NIGHTWATCH_MEMORY_STORE=files")
+
+
+def test_pins_have_no_roots_a_1500_token_budget_and_no_private_hosts_by_default() -> None:
+    pins = Settings.from_env({}).pins
+    assert (pins.roots, pins.token_budget, pins.url_hosts) == ((), 1500, frozenset())
+
+
+def test_pin_roots_are_absolute_folders_separated_by_the_path_separator_and_hosts_by_commas() -> None:
+    pins = Settings.from_env(
+        {
+            "NIGHTWATCH_PIN_ROOTS": "/srv/docs/:/srv//runbooks::/srv/docs",
+            "NIGHTWATCH_PIN_URL_HOSTS": "Wiki.Internal, 127.0.0.1 10.0.0.5",
+            "NIGHTWATCH_PIN_TOKEN_BUDGET": "4000",
+        }
+    ).pins
+    assert pins.roots == (Path("/srv/docs"), Path("/srv/runbooks"))
+    assert pins.url_hosts == {"wiki.internal", "127.0.0.1", "10.0.0.5"}
+    assert pins.token_budget == 4000

@@ -68,7 +68,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
     started = live.current()
     files.write(
         "NIGHTWATCH_MAX_ROUNDS=3\nNIGHTWATCH_MAX_REPLIES=8\nNIGHTWATCH_MEMORY_TOKEN_BUDGET=900\nNIGHTWATCH_LEAD=priya\n"
-        "NIGHTWATCH_SHARED_TOKEN_BUDGET=0\n"
+        "NIGHTWATCH_SHARED_TOKEN_BUDGET=0\nNIGHTWATCH_PIN_TOKEN_BUDGET=400\n"
         "NIGHTWATCH_ADMINS=U2,U1\nNIGHTWATCH_PROACTIVE_INTERVAL_MINUTES=0\nNIGHTWATCH_PROACTIVE_QUIET_MINUTES=5\n"
         "NIGHTWATCH_LOG_LEVEL=warning\n"
     )
@@ -78,6 +78,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
     assert now is reloaded.settings
     assert (now.deliberation.max_rounds, now.deliberation.max_replies, now.deliberation.lead) == (3, 8, "priya")
     assert (now.memory.token_budget, now.memory.shared_token_budget) == (900, 0)
+    assert now.pins.token_budget == 400
     assert now.slack.admins == {"U1", "U2"}
     assert (now.slack.proactive_interval_minutes, now.slack.proactive_quiet_minutes) == (0, 5)
     assert now.log_level == "WARNING"
@@ -88,6 +89,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
         [
             "memory token budget 2000 → 900",
             "shared token budget 600 → 0",
+            "pin token budget 1500 → 400",
             "max rounds 2 → 3",
             "max replies 20 → 8",
             "lead (default) → priya",

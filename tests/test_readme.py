@@ -10,7 +10,7 @@ import pytest
 
 from nightwatch.cli.arguments import build_parser
 from nightwatch.domain.deliberation import PERSONAS_MAX, TOPIC_MAX
-from nightwatch.domain.memory import LESSON_MAX, QUERY_MAX, SEARCH_MAX
+from nightwatch.domain.memory import LESSON_MAX, PIN_PATH_MAX, PIN_TEXT_MAX, PIN_URL_MAX, QUERY_MAX, SEARCH_MAX
 from nightwatch.domain.personas import PERSONA_NAME_MAX, PROJECT_NAME_MAX, ROLE_MAX
 from nightwatch.domain.ports import RECENT_MAX
 
@@ -64,6 +64,9 @@ def concrete(line: str) -> list[str]:
         "LESSON": "x",
         "QUERY": "q",
         "N": "5",
+        "PATH": "docs/ARCHITECTURE.md",
+        "TEXT": "Deploys freeze on Fridays.",
+        "PIN_ID": "3",
     }
     return [fills.get(word, word) for word in words]
 
@@ -88,5 +91,8 @@ def test_the_readme_states_the_ranges_the_code_enforces() -> None:
     assert rows["LESSON"].startswith(f"1-{LESSON_MAX} characters")
     assert rows["QUERY"] == f"1-{QUERY_MAX} characters"
     assert rows["`--role` ROLE"] == f"1-{ROLE_MAX} characters"
+    assert rows["`--text` TEXT"] == f"1-{PIN_TEXT_MAX:,} characters"
+    assert rows["PATH"].endswith(f"(at most {PIN_PATH_MAX:,} characters)")
+    assert rows["URL"].endswith(f"(at most {PIN_URL_MAX:,} characters)")
     assert f"(N: 1-{RECENT_MAX})" in commands
     assert f"N: 1-{SEARCH_MAX}, default 10" in commands

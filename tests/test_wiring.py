@@ -15,14 +15,25 @@ from nightwatch.adapters.db.slack_state import SlackState
 from nightwatch.adapters.hot_reload import HotReload
 from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.persona_files import PersonaFolders
+from nightwatch.adapters.pin_files import SafePinFiles
 from nightwatch.adapters.redaction import RedactingLLM
 from nightwatch.adapters.slack.app import SlackApp
-from nightwatch.config import Settings
+from nightwatch.config import PinSettings, Settings
 from nightwatch.domain.deliberation.engine import DeliberationEngine
-from nightwatch.domain.memory import SharingService
+from nightwatch.domain.memory import PinService, SharingService
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.personas.service import PersonaService
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, MemoryStore, PersonaRepository, ShareRepository
+from nightwatch.domain.ports import (
+    LLM,
+    Clock,
+    DeliberationLog,
+    MemoryStore,
+    PersonaRepository,
+    PinFiles,
+    PinPages,
+    PinRepository,
+    ShareRepository,
+)
 from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
@@ -51,6 +62,10 @@ ROOTS = [
     LiveSettings,
     PersonaFolders,
     HotReload,
+    PinRepository,
+    PinFiles,
+    PinPages,
+    PinService,
 ]
 
 
@@ -190,5 +205,21 @@ def test_with_memory_in_the_database_a_rename_moves_it_with_the_persona(settings
         assert store.read("maya-sec", "demo") == "# Maya · memory for demo\n"
         assert store.projects("maya") == []
         assert not (settings.home / "agents").exists()
+    finally:
+        container.get(Engine).dispose()
+
+
+def test_pins_follow_the_settings_and_the_slack_app_watches_pinned_files(settings: Settings, tmp_path: Path) -> None:
+    pinned = dataclasses.replace(
+        settings, pins=PinSettings(roots=(tmp_path,), token_budget=700, url_hosts=frozenset({"wiki.internal"}))
+    )
+    slack = dataclasses.replace(pinned.slack, bot_token="xoxb-test", app_token="xapp-test")
+    container = build_injector(dataclasses.replace(pinned, slack=slack))
+    try:
+        files = container.get(PinFiles)  # type: ignore[type-abstract]  # a Protocol key
+        assert isinstance(files, SafePinFiles)
+        assert files.roots == (tmp_path,)
+        assert container.get(PinService).token_budget == 700
+        assert container.get(SlackApp).pin_watch is not None
     finally:
         container.get(Engine).dispose()

@@ -1,4 +1,4 @@
-"""One database transaction over a persona's row, its memory, its kept lessons and its shares (PersonaTransactions).
+"""One database transaction over a persona's row, its memory, its kept lessons, its shares and its pins.
 
 Used when memory lives in the database: the persona repository, the memory store and the kept lessons are built on
 one Connection, so a rename or delete moves the persona and its memory together or not at all. There is no moment
@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 from nightwatch.adapters.db import (
     SqlPendingLessons,
     SqlPersonaRepository,
+    SqlPinRepository,
     SqlShareRepository,
     database_errors,
     transaction,
@@ -26,11 +27,12 @@ from nightwatch.adapters.memory_db import DatabaseMemoryStore
 
 @dataclass(frozen=True)
 class SqlPersonaTransaction:
-    """The persona repository, memory store, kept lessons and shares of one open transaction."""
+    """The persona repository, memory store, kept lessons, shares and pins of one open transaction."""
 
     personas: SqlPersonaRepository
     memory: DatabaseMemoryStore
     pending: SqlPendingLessons
+    pins: SqlPinRepository
     shares: SqlShareRepository
 
 
@@ -48,5 +50,6 @@ class SqlPersonaTransactions:
                 personas=SqlPersonaRepository(conn),
                 memory=DatabaseMemoryStore(conn),
                 pending=SqlPendingLessons(conn),
+                pins=SqlPinRepository(conn),
                 shares=SqlShareRepository(conn),
             )

@@ -19,8 +19,8 @@ from typing import Any, ClassVar, TextIO
 
 from nightwatch.adapters.redaction import redact_backstop, redact_data
 from nightwatch.domain.deliberation import DeliberationResult
-from nightwatch.domain.memory import Retried
-from nightwatch.domain.models import Persona, ThreadMessage, Usage, Verdict
+from nightwatch.domain.memory import PackedPin, Retried
+from nightwatch.domain.models import Persona, PinStatus, ThreadMessage, Usage, Verdict
 from nightwatch.domain.soul import PromptBudget
 from nightwatch.prompts import Prompt
 
@@ -116,6 +116,7 @@ def render_result_json(result: DeliberationResult) -> dict[str, Any]:
                 "text": turn.text,
                 "skipped": turn.skipped,
                 "lessons_injected": turn.lessons_injected,
+                "pins_injected": turn.pins_injected,
                 "tool_calls": [
                     {"name": call.name, "input": dict(call.input), "result": call.result, "error": call.error}
                     for call in turn.tool_calls
@@ -205,6 +206,12 @@ class BudgetReport(Prompt):
                 shared_total_items=20,
                 shared_tokens=120,
                 shared_sources=("Priya", "Dev"),
+                pins_tokens=900,
+                pins_budget=1500,
+                pins=(
+                    PackedPin(3, "file /srv/docs/ARCHITECTURE.md", PinStatus.OK, False, "…", 700, 640, 2100, True),
+                    PackedPin(5, 'note "Deploys freeze on Fridays."', PinStatus.OK, True, "…", 20, 12, 12, False),
+                ),
             ),
         )
 

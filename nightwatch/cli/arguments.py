@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import TextIO
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO, cast
 
 from injector import Injector
 
@@ -20,6 +20,7 @@ from nightwatch.cli.memory import (
     memory_show,
 )
 from nightwatch.cli.personas import personas_create, personas_delete, personas_list, personas_rename, personas_show
+from nightwatch.cli.pins import pin_add, pin_list, pin_refresh, pin_remove
 from nightwatch.cli.shares import share, shares, unshare
 from nightwatch.cli.transfer import memory_edit, memory_export, memory_import
 from nightwatch.domain.deliberation import (
@@ -29,18 +30,24 @@ from nightwatch.domain.deliberation import (
     validate_persona_list,
     validate_topic,
 )
+from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.inputs import whole_number
 from nightwatch.domain.memory import (
+    EVERY_PERSONA,
     LESSON_MAX,
+    PIN_TEXT_MAX,
     QUERY_MAX,
     SEARCH_MAX,
+    pin_source,
     validate_lesson,
     validate_lesson_id,
+    validate_pin_id,
+    validate_pin_text,
     validate_query,
     validate_receiver,
     validate_share_content,
 )
-from nightwatch.domain.models import ShareContent
+from nightwatch.domain.models import PinKind, ShareContent
 from nightwatch.domain.personas import (
     PERSONA_NAME_MAX,
     PROJECT_NAME_MAX,
@@ -86,6 +93,56 @@ def _count(option: str, high: int) -> Callable[[str], int]:
     return count
 
 
+def _persona_or_all(raw: str) -> str:
+    """A persona's name, or `all` (every persona of the project)."""
+    return EVERY_PERSONA if raw.strip().lower() == EVERY_PERSONA else validate_persona_name(raw)
+
+
+def _check_pin_add(args: argparse.Namespace) -> None:
+    """`pin add [PERSONA] (SOURCE | --text TEXT) [--shared]`: whose pin, and what it pins, from the words given.
+
+    PERSONA is a persona's name or `all`; with --shared it may be left out (and must not name one persona).
+    Sets `pin_persona` (None: every persona of the project), `pin_kind` and `pin_value`.
+    """
+    words = [word for word in (args.persona, args.source) if word is not None]
+    example = "nightwatch pin add maya docs/ARCHITECTURE.md --project P"
+    if args.text is not None and len(words) == 2:
+        raise InvalidInputError(f"Pin either {words[1]!r} or --text, not both: one pin at a time.")
+    if args.text is None and len(words) == 1 and args.shared:
+        words = [EVERY_PERSONA, words[0]]  # `pin add SOURCE --shared`
+    if not words and args.shared:
+        words = [EVERY_PERSONA]  # `pin add --text TEXT --shared`
+    wanted = 1 if args.text is not None else 2
+    if len(words) != wanted:
+        raise InvalidInputError(
+            f'Name the persona (or all) and what to pin: `{example}`, a URL instead of the path, or --text "...".'
+        )
+    persona = _persona_or_all(words[0])
+    if args.shared and persona != EVERY_PERSONA:
+        raise InvalidInputError(
+            f"--shared pins for every persona of the project, not for {persona} alone: leave out the persona (or "
+            "write all), or leave out --shared."
+        )
+    args.pin_persona = None if persona == EVERY_PERSONA else persona
+    if args.text is not None:
+        args.pin_kind, args.pin_value = PinKind.TEXT, args.text
+    else:
+        args.pin_kind, args.pin_value = pin_source(words[1])
+
+
+class _CheckedParser(argparse.ArgumentParser):
+    """A command's parser that runs its `check` (a rule across its arguments) once every argument is read."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, rest = super().parse_known_args(args, namespace)
+        check: Callable[[argparse.Namespace], Any] | None = getattr(parsed, "check", None)
+        if check is not None:
+            check(parsed)
+        return parsed, rest
+
+
 # --- parser --------------------------------------------------------------------------------------------------------
 
 
@@ -99,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     _personas_commands(commands)
     _memory_commands(commands)
     _share_commands(commands)
+    _pin_commands(commands)
 
     deliberate_command = _command(commands, "deliberate", deliberate, "run a deliberation in the terminal")
     deliberate_command.add_argument("topic", type=validate_topic, help=f"1-{TOPIC_MAX:,} characters")
@@ -205,6 +263,28 @@ def _receiver_option(command: argparse.ArgumentParser) -> None:
         required=True,
         help=f"the persona who reads it ({_NAME_RULE}), or all for every persona, ones created later too",
     )
+
+
+def _pin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`nightwatch pin add|list|remove|refresh`."""
+    pin = commands.add_parser("pin", help="pin files, pages and texts to a persona's prompts (pinned context)")
+    ops = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        pin.add_subparsers(title="pin commands", metavar="ACTION", required=True, parser_class=_CheckedParser),
+    )
+    add = _command(ops, "add", pin_add, "pin a file, a page or a text to a persona's prompts for a project")
+    add.add_argument("persona", nargs="?", help=f"persona name or slug ({_NAME_RULE}), or all: every persona")
+    add.add_argument("source", nargs="?", help="a file's path, or an http(s) URL (fetched once, now)")
+    add.add_argument("--text", type=validate_pin_text, help=f"pin this text instead (1-{PIN_TEXT_MAX:,} characters)")
+    add.add_argument("--shared", action="store_true", help="for every persona of the project (PERSONA: none or all)")
+    _project_option(add)
+    add.set_defaults(check=_check_pin_add)
+    listed = _command(ops, "list", pin_list, "list the pins: every one, or those a persona gets")
+    listed.add_argument("persona", nargs="?", type=_persona_or_all, help="persona name or slug, or all")
+    listed.add_argument("--project", type=project_slug, help="project slug (default: every project)")
+    _command(ops, "remove", pin_remove, "unpin by the number pin list shows").add_argument("id", type=validate_pin_id)
+    refresh = _command(ops, "refresh", pin_refresh, "read pinned files and fetch pinned pages again")
+    refresh.add_argument("id", nargs="?", type=validate_pin_id, help="only this pin (default: every file and page)")
 
 
 def _command(

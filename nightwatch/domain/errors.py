@@ -10,6 +10,7 @@ NightWatchError
 ├── BusyError                   no capacity right now (worker pool full); try again later
 ├── StorageError                the memory folder or database could not be changed
 │   └── LessonsPendingError     lessons could not be written to memory; they are kept and will be retried
+├── FetchError                  a page to pin could not be fetched (timeout, refused connection, an error status)
 └── LLMError                    the model could not give a usable answer
     ├── LLMUnavailableError     timeouts, rate limits, overload, 5xx after retries
     └── LLMOutputError          the answer did not have the shape that was asked for
@@ -62,6 +63,10 @@ class LessonsPendingError(StorageError):
         self.persona = persona
         self.project = project
         self.count = count
+
+
+class FetchError(NightWatchError):
+    """A page to pin could not be fetched; nothing was stored."""
 
 
 class LLMError(NightWatchError):

@@ -1,4 +1,4 @@
-"""Text that goes into a prompt as data (memory now; pinned or shared notes later), made unable to leave its block.
+"""Text that goes into a prompt as data (memory, pinned documents, shared notes), made unable to leave its block.
 
 A template wraps such text in a delimited block (`<memory>` … `</memory>`) introduced as notes, never instructions.
 `as_data` is what keeps the text inside: whatever it says, it cannot close that block or open another one, and it

@@ -3,9 +3,12 @@
 The order is fixed so the long stable prefix comes first, which provider prompt caching depends on:
 
     identity and soul · style · skill mode · operating rules         block 1, cached (or the persona's override)
-    memory, as notes inside <memory> … </memory>, never instructions block 2, cached; absent when memory is empty
-    shared knowledge from teammates, inside <shared> … </shared>     block 3, cached; absent when nothing is shared
-    per-interaction context                                          block 4, never cached
+    pinned documents inside <pinned> … </pinned>, never instructions  cached; absent when nothing is pinned
+    memory, as notes inside <memory> … </memory>, never instructions cached; absent when memory is empty
+    shared knowledge from teammates, inside <shared> … </shared>     cached; absent when nothing is shared
+    per-interaction context                                          last, never cached
+
+Pins come before memory because they change less often: a new lesson then re-caches only the blocks after it.
 
 Each section is its own template with a typed context, so `budget()` can count the tokens of each part exactly as
 `compile()` lays them out.
@@ -16,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
-from nightwatch.domain.memory import SharedBlock
+from nightwatch.domain.memory import PackedPin, PinBlock, PinsSection, SharedBlock
 from nightwatch.domain.models import MemoryBlock, Persona, PromptBlock, Soul, Style, SystemPrompt
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.tokens import estimate_tokens
@@ -158,6 +161,9 @@ class PromptBudget:
     thread_tokens: int
     summary_tokens: int
     window: int
+    pins_tokens: int = 0
+    pins_budget: int = 0
+    pins: tuple[PackedPin, ...] = ()  # each pin in the block: its tokens and whether it was cut
     shared_items: int = 0
     shared_total_items: int = 0
     shared_tokens: int = 0
@@ -188,10 +194,19 @@ class SoulCompiler:
     """Renders a persona's system prompt for one interaction, stable parts first."""
 
     def compile(
-        self, persona: Persona, *, mode: str, memory: MemoryBlock, context: str, shared: SharedBlock | None = None
+        self,
+        persona: Persona,
+        *,
+        mode: str,
+        memory: MemoryBlock,
+        context: str,
+        shared: SharedBlock | None = None,
+        pins: PinBlock | None = None,
     ) -> SystemPrompt:
-        """Return the system prompt: [identity..rules] [memory, if any] [shared, if any] (all cached) [context]."""
+        """Return the system prompt: [identity..rules] [pins] [memory] [shared] (all cached, each if any) [context]."""
         blocks = [PromptBlock(self.prefix(persona, mode), cache=True)]
+        if pins is not None and not pins.empty:
+            blocks.append(PromptBlock(self.pins_section(pins), cache=True))
         if not memory.empty and memory.text.strip():
             blocks.append(PromptBlock(self.memory_section(memory), cache=True))
         if shared is not None and not shared.empty and shared.text.strip():
@@ -210,6 +225,10 @@ class SoulCompiler:
         """The memory block as the prompt carries it: its text made data (see `as_data`) inside the delimiters."""
         return MemorySection(lessons=as_data(memory.text.strip())).render()
 
+    def pins_section(self, pins: PinBlock) -> str:
+        """The pinned block as the prompt carries it: its entries made data (again: it changes nothing) inside it."""
+        return PinsSection(pins=as_data(pins.text)).render()
+
     def shared_section(self, shared: SharedBlock) -> str:
         """The shared block as the prompt carries it: its lines made data inside the delimiters."""
         return SharedSection(items=as_data(shared.text.strip())).render()
@@ -224,6 +243,7 @@ class SoulCompiler:
         thread: str = "",
         summary: str = "",
         window: int = DEFAULT_WINDOW,
+        pins: PinBlock | None = None,
         shared: SharedBlock | None = None,
     ) -> PromptBudget:
         """Count the tokens of each part of a turn's prompt, against the model's window.
@@ -237,6 +257,7 @@ class SoulCompiler:
         else:
             sections = self._sections(persona, mode)
         memory_text = self.memory_section(memory) if not memory.empty and memory.text.strip() else ""
+        pins = pins or PinBlock()
         shared = shared or SharedBlock()
         shared_text = self.shared_section(shared) if not shared.empty and shared.text.strip() else ""
         return PromptBudget(
@@ -254,6 +275,9 @@ class SoulCompiler:
             thread_tokens=estimate_tokens(thread),
             summary_tokens=estimate_tokens(summary),
             window=window,
+            pins_tokens=estimate_tokens(self.pins_section(pins)) if not pins.empty else 0,
+            pins_budget=pins.budget,
+            pins=pins.pins,
             shared_items=len(shared.items),
             shared_total_items=shared.total_items,
             shared_tokens=estimate_tokens(shared_text),

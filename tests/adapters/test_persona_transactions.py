@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, text
 
-from nightwatch.adapters.db import SqlPendingLessons, SqlPersonaRepository
+from nightwatch.adapters.db import SqlPendingLessons, SqlPersonaRepository, SqlPinRepository
 from nightwatch.adapters.memory_db import DatabaseMemoryStore
 from nightwatch.adapters.persona_transactions import SqlPersonaTransactions
 from nightwatch.domain.errors import NightWatchError, StorageError
-from nightwatch.domain.models import PendingLesson
+from nightwatch.domain.models import PendingLesson, Pin, PinKind
 from nightwatch.domain.personas import PersonaDraft, PersonaService
 from nightwatch.domain.vectors import VectorTable, vector_key
 from tests.adapters.db.conftest import engine, postgres_engine, sqlite_engine
@@ -134,3 +134,25 @@ def test_a_refused_persona_step_moves_no_memory(world: World, engine: Engine, ac
     with pytest.raises(NightWatchError, match=f"Could not {action} Maya: .* Nothing was changed"):
         step[action]()
     assert world.state() == before
+
+
+def test_a_delete_takes_the_persona_s_own_pins_in_its_transaction(world: World, engine: Engine) -> None:
+    pins = SqlPinRepository(engine)
+    maya = world.service.get("maya")
+    for persona_id, source in ((maya.id, "/srv/a.md"), (None, "/srv/b.md")):
+        pin = Pin(persona_id, "night-watch", PinKind.FILE, source, "Doc.", "h", T0, "cli", created_at=T0)
+        pins.add(pin, source)
+    refuse(engine, "UPDATE OF owner", "memory_documents")
+    with pytest.raises(StorageError, match="Could not delete Maya"):
+        world.service.delete("Maya")
+    assert [pin.source for pin in pins.list()] == ["/srv/a.md", "/srv/b.md"], "a refused delete keeps the pins"
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "DROP TRIGGER refuse_memory_documents"
+                + (" ON memory_documents" if engine.dialect.name != "sqlite" else "")
+            )
+        )
+    outcome = world.service.delete("Maya")
+    assert outcome.message.endswith("its pin was removed.")
+    assert [pin.source for pin in pins.list()] == ["/srv/b.md"]

@@ -179,6 +179,7 @@ def test_the_json_document_lists_turns_verdict_and_lessons(engine: Engine) -> No
         "text",
         "skipped",
         "lessons_injected",
+        "pins_injected",
         "tool_calls",
     }
     assert set(document["verdict"]) == {"decision", "summary", "reasons", "action_items"}

@@ -34,6 +34,11 @@ COMMANDS = [
     ["memory", "rollback"],
     ["context"],
     ["history"],
+    ["pin", "add"],
+    ["pin", "list"],
+    ["pin", "remove"],
+    ["pin", "refresh"],
+    ["pin"],
     ["run"],
     ["personas"],
     ["memory"],
@@ -41,6 +46,7 @@ COMMANDS = [
     [],
 ]
 OPTIONS = ["--limit", "--project", "--role", "--avatar", "--topic", "--personas", "--llm", "--json", "--yes", "--"]
+OPTIONS += ["--text", "--shared"]
 REAL = ["maya", "Carlos", "code-reviewer", "Nova", "demo", "3f9a2c1d", "5", "200", "maya,carlos", ":owl:", "QA"]
 REAL += ["Backfills run on replicas only, never on the primary.", "session store", "offline"]
 HOSTILE = ["", " ", "\t\n", "-", "--", "-5", "0", "-0", "201", "1e3", "2.5", "٣", "99999999999999999999", "-1" * 30]
@@ -70,8 +76,12 @@ SHAPES: dict[str, tuple[int, list[str]]] = {
     "memory rollback": (1, ["--project"]),
     "context": (1, ["--project", "--topic"]),
     "history": (0, ["--limit"]),
+    "pin add": (2, ["--project", "--shared"]),
+    "pin list": (1, ["--project"]),
+    "pin remove": (1, []),
+    "pin refresh": (0, []),
 }
-FLAGS = ("--yes", "--json")
+FLAGS = ("--yes", "--json", "--shared")
 friendly = st.one_of(st.sampled_from(REAL), st.sampled_from(REAL), values)
 
 

@@ -178,7 +178,7 @@ def test_what_maya_records_reaches_devs_next_turn_and_leaves_with_an_unshare(
     code, out, _ = run(capsys, "context", "Dev", "--project", "night-watch", "--topic", TOPIC)
     assert code == 0
     assert "shared by teammates" in out
-    assert "1 of 1 shared notes injected, from Maya" in out
+    assert "1 of 1 shared lessons and pinned documents injected, from Maya" in out
 
     run(capsys, "unshare", "Maya", "--with", "Dev", "--project", "night-watch")
     asked = len(model.requests)
@@ -205,3 +205,45 @@ def test_after_a_rename_the_share_holds_and_after_a_delete_it_is_gone(
     deliberate(capsys, "dev")
     [prompt] = turn_prompts(model, "Dev", asked)
     assert "<shared>" not in prompt
+
+
+def test_a_file_pinned_for_maya_reaches_devs_prompt_when_she_shares_her_pins(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, model: FakeAnthropic
+) -> None:
+    doc = tmp_path / "threat-model.md"
+    doc.write_text("# Threat model\nThe admin API is reachable only from the VPN.\n")
+    assert run(capsys, "pin", "add", "Maya", str(doc), "--project", "night-watch")[0] == 0
+    assert run(capsys, "share", "Maya", "--with", "Dev", "--project", "night-watch")[0] == 0  # lessons only
+    asked = len(model.requests)
+    deliberate(capsys, "dev")
+    [prompt] = turn_prompts(model, "Dev", asked)
+    assert "reachable only from the VPN" not in prompt
+
+    assert run(capsys, "share", "Maya", "--with", "Dev", "--project", "night-watch", "--what", "pins")[0] == 0
+    asked = len(model.requests)
+    deliberate(capsys, "dev")
+    [prompt] = turn_prompts(model, "Dev", asked)
+    assert (
+        "<shared>\n"
+        f"- from Maya (Security Reviewer), pinned document: [pin 1 · file {doc}]\n"
+        "  > \\# Threat model\n"
+        "  > The admin API is reachable only from the VPN.\n"
+        "</shared>"
+    ) in prompt
+    assert "<pinned>" not in prompt  # Maya's pin, shared with Dev: not one of Dev's own
+    code, out, _ = run(capsys, "context", "Dev", "--project", "night-watch", "--topic", TOPIC)
+    assert code == 0
+    assert "1 of 1 shared lessons and pinned documents injected, from Maya" in out
+
+    doc.write_text("# Threat model\nThe admin API moved behind the bastion host.\n")  # Dev's next turn sees the edit
+    asked = len(model.requests)
+    deliberate(capsys, "dev")
+    [prompt] = turn_prompts(model, "Dev", asked)
+    assert "  > The admin API moved behind the bastion host.\n</shared>" in prompt
+
+    run(capsys, "unshare", "Maya", "--with", "Dev", "--project", "night-watch")
+    asked = len(model.requests)
+    deliberate(capsys, "dev")
+    [prompt] = turn_prompts(model, "Dev", asked)
+    assert "<shared>" not in prompt
+    assert "bastion host" not in prompt

@@ -7,6 +7,7 @@ database (adapters/memory_db.py) uses the memory tables and the transactions thi
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.db.migrate import SchemaChange, upgrade
 from nightwatch.adapters.db.pending_lessons import SqlPendingLessons
+from nightwatch.adapters.db.pins import SqlPinRepository
 from nightwatch.adapters.db.repositories import SqlPersonaRepository
 from nightwatch.adapters.db.schema import make_engine, memory_documents, memory_vectors
 from nightwatch.adapters.db.shares import SqlShareRepository
@@ -20,6 +21,7 @@ __all__ = [
     "SqlDeliberationLog",
     "SqlPendingLessons",
     "SqlPersonaRepository",
+    "SqlPinRepository",
     "SqlShareRepository",
     "database_errors",
     "make_engine",

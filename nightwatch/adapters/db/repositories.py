@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from nightwatch.adapters.db.schema import persona_shares, personas, seeded_defaults, utc
+from nightwatch.adapters.db.schema import persona_shares, personas, pins, seeded_defaults, utc
 from nightwatch.adapters.db.transactions import Bind, transaction
 from nightwatch.domain.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona
@@ -99,16 +99,17 @@ class SqlPersonaRepository:
         return self._persona(row)
 
     def remove(self, persona_id: int) -> None:
-        """Delete the persona and, in the same transaction, the shares it gives and receives.
+        """Delete the persona and, in the same transaction, the shares it gives and receives and its own pins.
 
-        The foreign keys cascade too; deleting the shares first keeps that true on a SQLite connection opened without
-        `PRAGMA foreign_keys=ON`.
+        The foreign keys cascade too; deleting those rows first keeps that true on a SQLite connection opened without
+        `PRAGMA foreign_keys=ON`. Project-wide pins (no persona) stay.
         """
         shares = persona_shares.c
         with self._begin("delete the persona") as conn:
             conn.execute(
                 delete(persona_shares).where(or_(shares.sharer_id == persona_id, shares.receiver_id == persona_id))
             )
+            conn.execute(delete(pins).where(pins.c.persona_id == persona_id))
             conn.execute(delete(personas).where(personas.c.id == persona_id))
 
     def file_marks(self) -> dict[str, str | None]:

@@ -208,6 +208,38 @@ persona_shares = Table(  # one persona's knowledge of a project opened read-only
     Index("ix_persona_shares_project_receiver", "project", "receiver_id"),
 )
 
+pins = Table(  # pinned context: a document's snapshot injected into a persona's prompts for one project
+    "pins",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    # The persona by id (a rename keeps its pins); NULL: every persona of the project. Deleted with its persona.
+    Column("persona_id", Integer, ForeignKey("personas.id", ondelete="CASCADE"), nullable=True),
+    Column("project", String(80), nullable=False),
+    Column("kind", String(10), nullable=False),  # file, url or text
+    Column("source", Text, nullable=False),  # the file's absolute path, the URL, or a text pin's first words
+    Column("source_key", String(64), nullable=False),  # sha256 of the kind and the source (a text pin: its text)
+    Column("content", Text, nullable=False),  # the snapshot, redacted
+    Column("content_hash", String(64), nullable=False),
+    Column("stamp", String(200), nullable=True),  # a file's version when read: device, inode, size, times
+    Column("read_at", DateTime(timezone=True), nullable=False),
+    Column("added_by", String(80), nullable=False),  # "cli" or a Slack user id
+    Column("status", String(20), nullable=False),  # ok, missing or unreadable
+    Column("status_since", DateTime(timezone=True), nullable=True),
+    Column("problem", Text, nullable=True),  # why the source cannot be read now, for a person
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("persona_id", "project", "source_key", name="uq_pins_persona_project_source"),
+    # NULLs differ in a unique constraint, so one project-wide pin per source needs its own index.
+    Index(
+        "uq_pins_project_wide_source",
+        "project",
+        "source_key",
+        unique=True,
+        sqlite_where=text("persona_id IS NULL"),
+        postgresql_where=text("persona_id IS NULL"),
+    ),
+    Index("ix_pins_project_persona", "project", "persona_id"),
+)
+
 
 def utc(value: datetime | None) -> datetime | None:
     """Reattach UTC to a datetime read back from a database that drops the zone (SQLite)."""

@@ -24,6 +24,7 @@ from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetr
 
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.hot_reload import HotReload
+from nightwatch.adapters.pin_watch import PinWatch
 from nightwatch.adapters.redaction import install_redaction
 from nightwatch.adapters.scheduler import DEFAULT_TICK_SECONDS, ProactiveScheduler
 from nightwatch.adapters.slack.admins import AdminCheck
@@ -33,6 +34,7 @@ from nightwatch.adapters.slack.inbound import redact_inbound
 from nightwatch.adapters.slack.lease_keeper import LeaseKeeper
 from nightwatch.adapters.slack.listeners import Listeners
 from nightwatch.adapters.slack.persona_admin import PersonaAdmin
+from nightwatch.adapters.slack.pin_commands import PinCommands
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.adapters.slack.share_commands import ShareCommands
@@ -42,7 +44,7 @@ from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.config import SlackSettings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.errors import ConfigError
-from nightwatch.domain.memory import MemoryService, SharingService, TeachingService
+from nightwatch.domain.memory import MemoryService, PinService, SharingService, TeachingService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.ports import Clock, DeliberationLog
 from nightwatch.domain.proactive import ProactiveService
@@ -89,6 +91,8 @@ class SlackApp:
         client: WebClient | None = None,
         proactive: ProactiveService | None = None,
         sharing: SharingService | None = None,
+        pins: PinService | None = None,
+        pin_watch: PinWatch | None = None,
         proactive_tick_seconds: float = DEFAULT_TICK_SECONDS,
         authorize: Callable[..., AuthorizeResult] | None = None,
         admin_ids: Callable[[], frozenset[str]] | None = None,
@@ -114,6 +118,13 @@ class SlackApp:
         self.deliberations = deliberations = Deliberations(
             engine=engine, log=log, client=self.client, pool=self.pool, channels=channels, clock=clock
         )
+        # Pinned files are watched while the app runs (pin_watch.py); a test may pass its own watch.
+        self.pin_watch = pin_watch if pin_watch is not None else PinWatch(pins=pins) if pins is not None else None
+        pinning = (
+            PinCommands(pins=pins, personas=personas, admins=admins, channels=channels, changed=self._pins_changed)
+            if pins is not None
+            else None
+        )
         shares = ShareCommands(sharing=sharing, admins=admins, channels=channels) if sharing is not None else None
         commands = SlashCommands(
             personas=personas,
@@ -127,7 +138,10 @@ class SlackApp:
             home=home,
             deliberations=deliberations,
             channels=channels,
-            more=shares.handlers() if shares is not None else None,
+            more={
+                **(shares.handlers() if shares is not None else {}),
+                **(pinning.handlers() if pinning is not None else {}),
+            },
         )
         self.leases = LeaseKeeper(deliberations=deliberations, every_seconds=renew_every(engine.lease_for))
         admin = PersonaAdmin(personas=personas, memory=memory, admins=admins, client=self.client)
@@ -156,10 +170,16 @@ class SlackApp:
             )
 
     def start_background(self) -> None:
-        """Start the lease keeper (leases and takeovers) and the proactive scheduler, if there is one."""
+        """Start the lease keeper (leases and takeovers), the proactive scheduler and the pin watch, if any."""
         self.leases.start()
         if self.scheduler is not None:
             self.scheduler.start()
+        if self.pin_watch is not None:
+            self.pin_watch.start()
+
+    def _pins_changed(self) -> None:
+        if self.pin_watch is not None:
+            self.pin_watch.sync()
 
     def shutdown(self, grace_seconds: float = GRACE_SECONDS) -> bool:
         """Stop taking work; let running deliberations finish within `grace_seconds`, else checkpoint them.
@@ -168,6 +188,8 @@ class SlackApp:
         """
         if self.scheduler is not None:
             self.scheduler.stop()
+        if self.pin_watch is not None:
+            self.pin_watch.stop()
         self._listener_threads.shutdown(wait=True)  # listeners only ack, check and hand over: they end quickly
         finished = self.pool.shutdown(grace_seconds)
         self.leases.stop()  # after the pool: leases are renewed while deliberations finish

@@ -121,7 +121,7 @@ class SlashCommands:
             "context": self.context,
             "project": self.project,
             "history": self.history,
-            **(more or {}),  # subcommands kept in modules of their own (share_commands.py)
+            **(more or {}),  # subcommands kept in modules of their own (share_commands.py, pin_commands.py)
         }
 
     def handle(self, call: Invocation, respond: Respond) -> None:

@@ -25,6 +25,7 @@ from nightwatch.domain.deliberation.consensus import ClosingPrompt, ConsensusPro
 from nightwatch.domain.deliberation.debrief import discussion, note_injected, participants, reflect_all
 from nightwatch.domain.deliberation.inputs import validate_topic
 from nightwatch.domain.deliberation.participants import Panel, choose_panel, find_persona
+from nightwatch.domain.deliberation.pinned import NoPins, PersonaPins
 from nightwatch.domain.deliberation.policy import DeliberationPolicy, PolicySource, policy_now
 from nightwatch.domain.deliberation.resume import resumed_state, round_in_progress
 from nightwatch.domain.deliberation.speakers import speakers
@@ -66,6 +67,7 @@ __all__ = [
     "DeliberationResult",
     "PersonaDirectory",
     "PersonaMemory",
+    "PersonaPins",
 ]
 
 log = logging.getLogger(__name__)
@@ -126,9 +128,11 @@ class DeliberationEngine:
         clock: Clock,
         policy: PolicySource,
         liveness: Liveness | None = None,
+        pins: PersonaPins | None = None,
         shared: SharedKnowledge | None = None,
     ) -> None:
         self._personas = personas
+        self._pins = pins or NoPins()
         self._shared = shared or NothingShared()
         self._memory = memory
         self._compiler = compiler
@@ -149,6 +153,7 @@ class DeliberationEngine:
             clock=clock,
             context=self._context,
             reply_chars=fixed.reply_chars,
+            pins=self._pins,
             shared=self._shared,
         )
 
@@ -348,6 +353,7 @@ class DeliberationEngine:
             topic = topic or latest.topic
         policy = self.policy
         memory = self._memory.read(found, slug, topic, thread=window.recent_text(), budget=policy.memory_tokens)
+        pins = self._turns.read_pins(found, slug, policy.pins_tokens)
         shared = self._shared.read(found, slug, topic, thread=window.recent_text(), budget=policy.shared_tokens)
         thread = ThreadPrompt(summary="", messages=window.recent).render()
         context = InteractionPrompt(slug, DEFAULT_KIND, 1, policy.rounds, topic).render()
@@ -359,6 +365,7 @@ class DeliberationEngine:
             thread=thread,
             summary=window.summary,
             window=self._policy.model_window,
+            pins=pins,
             shared=shared,
         )
 

@@ -32,6 +32,7 @@ class DeliberationPolicy:
     lease_for: timedelta = takeover.LEASE_FOR
     memory_tokens: int | None = None  # most tokens of memory in a turn's prompt; None: the memory service's own
     shared_tokens: int | None = None  # most tokens of teammates' shared knowledge; None: the sharing service's own
+    pins_tokens: int | None = None  # most tokens of pinned context; None: the pin service's own
 
     @property
     def rounds(self) -> int:

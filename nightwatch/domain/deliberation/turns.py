@@ -1,11 +1,11 @@
 """One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
 
-A turn reads the persona's memory for the topic (and what teammates share with it), compiles its system prompt
-around the thread window, asks the model (which may first call the memory tools, at most three times: tool_turn.py)
-and posts the answer unless it is SKIP or a near-duplicate (those are stored as skipped, not posted). An answer that
-fails (the model call, or an empty or impersonating answer) is asked for once more with the problem fed back
-(answers.py); if that fails too, only that persona's turn is skipped: stored as skipped, with a notice in the thread
-saying who and why. A turn is stored before it is posted.
+A turn reads the persona's memory for the topic (with its pinned context and what teammates share with it), compiles
+its system prompt around the thread window, asks the model (which may first call the memory tools, at most three
+times: tool_turn.py) and posts the answer unless it is SKIP or a near-duplicate (those are stored as skipped, not
+posted). An answer that fails (the model call, or an empty or impersonating answer) is asked for once more with the
+problem fed back (answers.py); if that fails too, only that persona's turn is skipped: stored as skipped, with a
+notice in the thread saying who and why. A turn is stored before it is posted.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from typing import ClassVar, Protocol
 
 from nightwatch.domain.deliberation.answers import answer_turn, skip_notice
 from nightwatch.domain.deliberation.participants import Panel
+from nightwatch.domain.deliberation.pinned import NoPins, PersonaPins, read_pins
 from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.deliberation.tool_turn import ToolTurn
 from nightwatch.domain.errors import NightWatchError
-from nightwatch.domain.memory import MemoryTools, SharedBlock, ToolMemory
+from nightwatch.domain.memory import MemoryTools, PinBlock, SharedBlock, ToolMemory
 from nightwatch.domain.models import (
     ChatMessage,
     Deliberation,
@@ -156,6 +157,7 @@ class RunState:
     replies: int = 0
     speakers: dict[str, Persona] = field(default_factory=dict)  # by slug, in order of first turn
     memory: dict[str, MemoryBlock] = field(default_factory=dict)  # last block read, by slug
+    pins: dict[str, PinBlock] = field(default_factory=dict)  # last pinned block read with it, by slug
     shared: dict[str, SharedBlock] = field(default_factory=dict)  # last shared block read with it, by slug
     injected: dict[str, set[str]] = field(default_factory=dict)  # lesson ids injected, by slug
     addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
@@ -184,9 +186,11 @@ class TurnTaker:
         clock: Clock,
         context: ThreadContext,
         reply_chars: int,
+        pins: PersonaPins | None = None,
         shared: SharedKnowledge | None = None,
     ) -> None:
         self._memory = memory
+        self._pins = pins or NoPins()
         self._shared = shared or NothingShared()
         self._compiler = compiler
         self._llm = llm
@@ -229,6 +233,7 @@ class TurnTaker:
             text=text,
             round=round_no,
             lessons_injected=len(memory.lessons),
+            pins_injected=len(state.pins.get(persona.slug, PinBlock()).pins),
             skipped=not posted,
             usage=tools.usage,
             created_at=self._clock.now(),
@@ -277,8 +282,9 @@ class TurnTaker:
     def read_memory(self, state: RunState, persona: Persona, window: ThreadWindow) -> MemoryBlock:
         """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn.
 
-        What teammates share with it is read afresh alongside (kept in `state.shared` for `system`), so an unshare
-        holds from the next turn on.
+        Its pinned context and what teammates share with it are read afresh alongside (kept in `state.pins` and
+        `state.shared` for `system`), so an edited file, a new pin or an unshare holds from the next turn on; neither
+        ever fails the turn.
         """
         scope, thread = state.scope, window.recent_text()
         try:
@@ -297,7 +303,12 @@ class TurnTaker:
             shared = SharedBlock()
         state.memory[persona.slug] = block
         state.shared[persona.slug] = shared
+        state.pins[persona.slug] = self.read_pins(persona, scope.project, state.policy.pins_tokens)
         return block
+
+    def read_pins(self, persona: Persona, project: str, budget: int | None = None) -> PinBlock:
+        """The persona's pinned context; when it cannot be read the turn goes on without it (see pinned.py)."""
+        return read_pins(self._pins, persona, project, budget)
 
     def system(self, state: RunState, persona: Persona, memory: MemoryBlock, round_no: int) -> SystemPrompt:
         """The persona's system prompt, ending with this interaction's context."""
@@ -310,8 +321,10 @@ class TurnTaker:
             topic=scope.topic,
             link=scope.link,
         ).render()
-        shared = state.shared.get(persona.slug)
-        return self._compiler.compile(persona, mode=scope.kind, memory=memory, context=context, shared=shared)
+        pins, shared = state.pins.get(persona.slug), state.shared.get(persona.slug)
+        return self._compiler.compile(
+            persona, mode=scope.kind, memory=memory, context=context, pins=pins, shared=shared
+        )
 
     def add_usage(self, state: RunState, usage: Usage) -> None:
         """Add a call's token usage to the run; `save_usage` adds it to the stored deliberation."""

@@ -6,8 +6,15 @@ changes nothing; deleting a persona deletes the shares it gives and receives wit
 Sharing twice updates what is shared; sharing with oneself is refused.
 
 Before a turn, `SharingService.read` builds the receiver's shared block (shared_block.py): the sharers' lessons
-ranked by the sharer's own recall for the turn's topic, packed under their own token budget, each attributed. It is
-read afresh every turn, so an unshare takes effect on the next one; it never writes to the sharer's memory.
+ranked by the sharer's own recall for the turn's topic, and the sharers' own pinned documents (shared_pins.py), packed
+under their own token budget, each attributed. It is read afresh every turn, so an unshare takes effect on the next
+one; it never writes to the sharer's memory.
+
+Pins are not ranked for the topic: a person pinned them, and the sharer's own turns inject them whole, unranked, as
+recall puts the lessons a person pinned first. They come after the sharers' pinned lessons and before the ranked
+ones, within a share of the budget (shared_block.DOCUMENTS_SHARE), cut to fit with a marker. Scoring them as lessons
+are scored would need their vectors, which pins do not have (embedding a document at every change, on a turn's path,
+is the slow part of recall), and a score on words alone would not be the same recall.
 """
 
 from __future__ import annotations
@@ -21,7 +28,8 @@ from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoun
 from nightwatch.domain.inputs import shown
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.memory.shared_block import Candidate, LineCosts, SharedBlock, SharedItem, pack_shared
-from nightwatch.domain.models import Lesson, Persona, Share, ShareContent
+from nightwatch.domain.memory.shared_pins import SharedPin
+from nightwatch.domain.models import Lesson, Persona, Pin, Share, ShareContent
 from nightwatch.domain.personas import check_slug, project_slug, validate_persona_name
 from nightwatch.domain.ports import Clock, ShareRepository
 
@@ -69,6 +77,12 @@ class PersonaLookup(Protocol):
     def list(self, *, include_inactive: bool = True) -> builtins.list[Persona]: ...
 
 
+class SharerPins(Protocol):
+    """The pins a share opens (PinService.opened): the sharer's own, as its own turn reads them."""
+
+    def opened(self, sharer: Persona, receiver: Persona, project: str) -> builtins.list[Pin]: ...
+
+
 @dataclass(frozen=True)
 class ShareView:
     """A share as a person reads it: personas, not ids."""
@@ -101,11 +115,14 @@ class SharingService:
         personas: PersonaLookup,
         memory: MemoryService,
         clock: Clock,
+        pins: SharerPins | None = None,
         token_budget: int = SHARED_TOKEN_BUDGET,
     ) -> None:
+        """`pins` None: no pin is read, so a share of pins opens nothing (for tests of lessons alone)."""
         self._shares = shares
         self._personas = personas
         self._memory = memory
+        self._pins = pins
         self._clock = clock
         self.token_budget = token_budget
         self._costs = LineCosts()
@@ -174,19 +191,23 @@ class SharingService:
         """The knowledge shared with `persona` on `project`, ranked for the topic and packed under the budget.
 
         Each sharer's lessons are ranked as its own read ranks them (`MemoryService.rank_shared`); pinned lessons
-        first, then the sharers take turns by rank (shared_block.pack_shared), and every line says whose it is.
-        Read-only. `budget` overrides the service's for this read (a deliberation passes the one it started with).
+        first, then the sharers' own pins (not ranked, see above), then the sharers take turns by rank
+        (shared_block.pack_shared), and every line says whose it is. Read-only: a pinned file that changed is read
+        again and one that is gone is flagged, as the sharer's own next turn would (PinService.current).
+        `budget` overrides the service's for this read (a deliberation passes the one it started with).
         """
         budget = self.token_budget if budget is None else budget
         if persona.id is None or budget <= 0:
             return SharedBlock()
         slug = check_slug(project)
         candidates: list[Candidate] = []
+        documents: list[SharedPin] = []
         for sharer, opened in self._sharers(persona, slug):
             if ShareContent.LESSONS in opened:
                 candidates += self._lessons_of(sharer, slug, topic, thread)
-            # ShareContent.PINS: the sharer's pinned documents join `candidates` here, once pins exist.
-        return pack_shared(candidates, budget, self._costs)
+            if ShareContent.PINS in opened:
+                documents += self._pins_of(sharer, persona, slug)
+        return pack_shared(candidates, budget, self._costs, documents)
 
     # --- steps ----------------------------------------------------------------------------------------------------
 
@@ -239,6 +260,18 @@ class SharingService:
         return [Candidate(item(lesson), rank, first=True) for rank, lesson in enumerate(pinned)] + [
             Candidate(item(lesson), rank) for rank, lesson in enumerate(others)
         ]
+
+    def _pins_of(self, sharer: Persona, receiver: Persona, project: str) -> builtins.list[SharedPin]:
+        if self._pins is None:
+            return []
+        try:
+            pins = self._pins.opened(sharer, receiver, project)
+        except (NightWatchError, OSError) as error:  # pins that cannot be listed cost only their own lines
+            log.warning(
+                "could not read %s's shared pins of %s (%s); the turn goes on without them", sharer.name, project, error
+            )
+            return []
+        return [SharedPin(sharer.name, sharer.role, pin) for pin in pins]
 
 
 def _id(persona: Persona) -> int:

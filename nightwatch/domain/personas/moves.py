@@ -7,7 +7,8 @@ with its kept lessons: a failure at any step, the memory move included, leaves a
 no persona points at memory it does not have and no memory is left without its persona. A rename files the lessons
 kept after a storage fault under the new slug; a delete drops them, and logs them so they can still be found.
 Shares name personas by id, so a rename leaves them be; a delete removes those the persona gives and receives in the
-same transaction as its row (PersonaRepository.remove), and reports them.
+same transaction as its row (PersonaRepository.remove), and reports them. So it does with the persona's own pinned
+context (its pins; the project-wide ones stay).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import PurePosixPath
 from typing import Protocol
 
 from nightwatch.domain.errors import ConflictError, NightWatchError, NotFoundError, StorageError
-from nightwatch.domain.models import PendingLesson, Persona, Share
+from nightwatch.domain.models import PendingLesson, Persona, Pin, Share
 from nightwatch.domain.ports import (
     Clock,
     FolderMove,
@@ -28,6 +29,7 @@ from nightwatch.domain.ports import (
     PendingLessons,
     PersonaRepository,
     PersonaTransactions,
+    PinRepository,
     ShareRepository,
 )
 
@@ -36,11 +38,12 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Deleted:
-    """What a delete did: where the memory went, and the kept lessons and the shares that went with the persona."""
+    """What a delete did: where the memory went, and the kept lessons, shares and pins that went with the persona."""
 
     move: FolderMove
     dropped: tuple[PendingLesson, ...] = ()
     shares: tuple[Share, ...] = ()
+    pins: tuple[Pin, ...] = ()
 
 
 class MemoryMoves(Protocol):
@@ -70,12 +73,14 @@ class FolderFirst:
         store: MemoryStore,
         clock: Clock,
         pending: PendingLessons | None,
+        pins: PinRepository | None = None,
         shares: ShareRepository | None = None,
     ) -> None:
         self._repo = repo
         self._store = store
         self._clock = clock
         self._pending = pending
+        self._pins = pins
         self._shares = shares
 
     def rename(self, current: Persona, changed: Persona) -> tuple[Persona, FolderMove]:
@@ -98,10 +103,11 @@ class FolderFirst:
         try:
             # Listed first: removing the row removes them with it, in its transaction.
             shares = self._shares.list(persona_id=persona.id) if self._shares is not None else []
+            pins = own_pins(self._pins, persona)
             self._repo.remove(persona.id or 0)
         except Exception as err:
             raise self._undo(move, persona, "delete", err) from err
-        return Deleted(move, self._drop_pending(persona), tuple(shares))
+        return Deleted(move, self._drop_pending(persona), tuple(shares), pins)
 
     def _folder_step(self, persona: Persona, step: Callable[[], FolderMove], action: str) -> FolderMove:
         try:
@@ -167,6 +173,7 @@ class OneTransaction:
         try:
             with self._transactions.begin() as change:
                 shares = change.shares.list(persona_id=persona.id)  # removed with the row, in this transaction
+                pins = own_pins(change.pins, persona)  # so are these
                 change.personas.remove(persona.id or 0)
                 move = change.memory.archive(persona.slug, self._clock.now())
                 kept = change.pending.waiting(persona.slug)
@@ -175,7 +182,7 @@ class OneTransaction:
             log.warning("delete of %s failed; nothing was changed: %s", persona.name, err)
             raise unchanged(persona, "delete", err) from err
         log_dropped(persona, kept)
-        return Deleted(move, tuple(kept), tuple(shares))
+        return Deleted(move, tuple(kept), tuple(shares), pins)
 
 
 def unchanged(persona: Persona, action: str, err: Exception) -> NightWatchError:
@@ -184,6 +191,13 @@ def unchanged(persona: Persona, action: str, err: Exception) -> NightWatchError:
     if isinstance(err, ConflictError | NotFoundError):
         return type(err)(text)
     return StorageError(text + " Check the database connection and try again.")
+
+
+def own_pins(pins: PinRepository | None, persona: Persona) -> tuple[Pin, ...]:
+    """The pins of `persona` alone (not the project-wide ones), which go with it when it is deleted."""
+    if pins is None or persona.id is None:
+        return ()
+    return tuple(pin for pin in pins.list() if pin.persona_id == persona.id)
 
 
 def log_dropped(persona: Persona, kept: list[PendingLesson]) -> None:

@@ -3,7 +3,7 @@
 A rename or delete changes two things, the memory and the database row; moves.py keeps them in step (folder first
 with memory in files, one transaction with memory in the database). Lessons kept after a storage fault
 (PendingLessons) follow a rename; a delete drops them with the persona, and its message says how many, as it does
-for the shares the persona gave or received (they are keyed by id, so a rename keeps them as they are).
+for the shares the persona gave or received and its own pinned context (keyed by id, so a rename keeps them).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from nightwatch.domain.ports import (
     PendingLessons,
     PersonaRepository,
     PersonaTransactions,
+    PinRepository,
     ShareRepository,
 )
 
@@ -94,6 +95,7 @@ class PersonaService:
         clock: Clock,
         pending: PendingLessons | None = None,
         transactions: PersonaTransactions | None = None,
+        pins: PinRepository | None = None,
         shares: ShareRepository | None = None,
     ) -> None:
         self._repo = repo
@@ -102,7 +104,7 @@ class PersonaService:
         self._moves: MemoryMoves = (
             OneTransaction(transactions=transactions, clock=clock)
             if transactions is not None
-            else FolderFirst(repo=repo, store=store, clock=clock, pending=pending, shares=shares)
+            else FolderFirst(repo=repo, store=store, clock=clock, pending=pending, shares=shares, pins=pins)
         )
 
     # --- reading ------------------------------------------------------------------------------------------------
@@ -182,7 +184,8 @@ class PersonaService:
         where = f"its memory was archived to {folder(move.target)}" if move.moved else "it had no memory to archive"
         count = len(deleted.dropped)
         went = f"; {count} lesson{'s' if count != 1 else ''} waiting to be saved went with it" if count else ""
-        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{went}{_shares_gone(len(deleted.shares))}.", move)
+        gone = _shares_gone(len(deleted.shares)) + _pins_gone(len(deleted.pins))
+        return PersonaOutcome(None, f"Deleted {persona.name}; {where}{went}{gone}.", move)
 
     # --- steps --------------------------------------------------------------------------------------------------
 
@@ -265,6 +268,13 @@ def _shares_gone(count: int) -> str:
         if count > 1
         else "; the one share it gave or received was removed"
     )
+
+
+def _pins_gone(count: int) -> str:
+    """The part of a delete's message about the persona's own pins, which went with it."""
+    if not count:
+        return ""
+    return f"; its {count} pins were removed" if count > 1 else "; its pin was removed"
 
 
 _EDITABLE = ("role", "avatar", "soul", "style", "skill", "model", "system_prompt_override", "active")

@@ -21,7 +21,7 @@ from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation.engine import DeliberationEngine
-from nightwatch.domain.memory import SharingService, TeachingService
+from nightwatch.domain.memory import PinService, SharingService, TeachingService
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.models import LLMRequest, LLMResponse
 from nightwatch.domain.personas.service import PersonaService
@@ -103,6 +103,10 @@ class Stack:
         return self.container.get(MemoryService)
 
     @property
+    def pins(self) -> PinService:
+        return self.container.get(PinService)
+
+    @property
     def sharing(self) -> SharingService:
         return self.container.get(SharingService)
 
@@ -136,10 +140,14 @@ def build_stack(
     overrides: tuple[Module, ...] = (),
     workers: int = 4,
     with_authorize: bool = True,
+    env: dict[str, str] | None = None,
     **slack_app_args: Any,
 ) -> Stack:
-    """Wire the real stack; `with_authorize` uses a fixed AuthorizeResult (listener tests) instead of auth.test."""
-    settings = stack_settings(home, fake.api_url, workers=workers)
+    """Wire the real stack; `with_authorize` uses a fixed AuthorizeResult (listener tests) instead of auth.test.
+
+    `env` adds settings (e.g. NIGHTWATCH_PIN_ROOTS).
+    """
+    settings = stack_settings(home, fake.api_url, workers=workers, **(env or {}))
     container = build_injector(settings, *overrides)
     start(container)
     state = SlackState(container.get(Engine))
@@ -154,6 +162,7 @@ def build_stack(
         clock=container.get(Clock),
         teaching=container.get(TeachingService),
         client=client,
+        pins=container.get(PinService),
         sharing=container.get(SharingService),
         authorize=authorize if with_authorize else None,
         **slack_app_args,

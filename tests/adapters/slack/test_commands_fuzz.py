@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.commands import Invocation, SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
+from nightwatch.adapters.slack.pin_commands import PinCommands
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.share_commands import ShareCommands
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
@@ -30,7 +31,10 @@ from tests.fuzzing import TracebackCatcher, catching_tracebacks
 
 SUBCOMMANDS = ["help", "ask", "personas", "persona", "memory", "remember", "forget", "context", "project", "history"]
 SUBCOMMANDS += ["share", "unshare", "shares"]
+PIN_SUBCOMMANDS = ["pin", "pins", "unpin", "PIN"]  # fuzzed on their own below, so the mix above stays as it was
 WORDS = ["Maya", "maya", "CARLOS", "Priya", "dev", "new", "edit", "search", "night-watch", "#general", "3f9a2c1d"]
+PIN_WORDS = ["all", "file", "remove", "refresh", "list", "#1", "2", "docs/ARCHITECTURE.md", "/etc/passwd", "../x"]
+PIN_WORDS += ["<http://127.0.0.1:9/x>", "<http://localhost:9/|a page>", "http://10.0.0.1/", "ftp://x"]
 WORDS += ["Rotate the signing key when a maintainer leaves.", "rate limit", "Should we cache session lookups?"]
 WORDS += ["with", "WITH", "all", "lessons", "pins", "project"]
 HOSTILE = ["", "-5", "0", "99999999999999999999", "\x00", "a\x00b", "\x1b[31m", "\udcff", "\u202e", "../../etc"]
@@ -84,7 +88,12 @@ def commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SlashCo
                         engine=engine, log=stack.log, client=client, pool=pool, channels=channels, clock=clock
                     ),
                     channels=channels,
-                    more=ShareCommands(sharing=stack.sharing, admins=admins, channels=channels).handlers(),
+                    more={
+                        **ShareCommands(sharing=stack.sharing, admins=admins, channels=channels).handlers(),
+                        **PinCommands(
+                            pins=stack.pins, personas=stack.personas, admins=admins, channels=channels
+                        ).handlers(),
+                    },
                 ),
                 fake,
             )
@@ -96,14 +105,42 @@ def tracebacks() -> Iterator[TracebackCatcher]:
         yield catcher
 
 
+@st.composite
+def pin_texts(draw: st.DrawFn) -> str:
+    """What a person might type for pinned context: pin, pins or unpin, then pin words, real and hostile ones."""
+    pin_words = st.one_of(st.sampled_from(PIN_WORDS), st.sampled_from(PIN_WORDS), words)
+    parts = [draw(st.sampled_from(PIN_SUBCOMMANDS)), *draw(st.lists(pin_words, max_size=4))]
+    return "".join(part + draw(st.sampled_from(SEPARATORS)) for part in parts)
+
+
 def test_every_command_text_gets_a_proper_answer(
     commands: tuple[SlashCommands, FakeSlack], tracebacks: TracebackCatcher
 ) -> None:
+    kinds = fuzz_commands(commands, tracebacks, command_texts(), examples=500)
+    assert sum(kinds.values()) >= 400
+    assert min(kinds["help"], kinds["refused"], kinds["answered"]) >= 10, kinds  # every path is exercised
+
+
+def test_every_pin_command_text_gets_a_proper_answer(
+    commands: tuple[SlashCommands, FakeSlack], tracebacks: TracebackCatcher
+) -> None:
+    kinds = fuzz_commands(commands, tracebacks, pin_texts(), examples=150)
+    assert min(kinds["refused"], kinds["answered"]) >= 10, kinds
+
+
+def fuzz_commands(
+    commands: tuple[SlashCommands, FakeSlack],
+    tracebacks: TracebackCatcher,
+    texts: st.SearchStrategy[str],
+    *,
+    examples: int,
+) -> Counter[str]:
+    """Run `examples` command texts through SlashCommands; each gets one proper answer; what kinds they got."""
     handler, fake = commands
     kinds: Counter[str] = Counter()
 
-    @settings(max_examples=500, deadline=None, derandomize=True, database=None)
-    @given(text=command_texts(), user=st.sampled_from([ADMIN, "U3"]))
+    @settings(max_examples=examples, deadline=None, derandomize=True, database=None)
+    @given(text=texts, user=st.sampled_from([ADMIN, "U3"]))
     def fuzz(text: str, user: str) -> None:
         replies: list[dict[str, Any]] = []
         body = {"user_id": user, "channel_id": "C1", "text": text, "trigger_id": fake.new_trigger_id()}
@@ -123,8 +160,7 @@ def test_every_command_text_gets_a_proper_answer(
         kinds[_kind(reply)] += 1
 
     fuzz()
-    assert sum(kinds.values()) >= 400
-    assert min(kinds["help"], kinds["refused"], kinds["answered"]) >= 10, kinds  # every path is exercised
+    return kinds
 
 
 def _kind(reply: dict[str, Any]) -> str:

@@ -131,4 +131,4 @@ def test_context_shows_what_a_teammate_shares(stack: Stack, fake: FakeSlack) -> 
     stack.command(fake, "share Maya with Dev", user=ADMIN)
     report = text_of(stack.command(fake, "context Dev"))
     assert "shared by teammates" in report
-    assert "1 of 1 shared notes injected, from Maya" in report
+    assert "1 of 1 shared lessons and pinned documents injected, from Maya" in report
