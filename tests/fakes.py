@@ -10,7 +10,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePosixPath
+from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
+from nightwatch.domain.arrays import Arrays
 from nightwatch.domain.errors import (
     ConflictError,
     FetchError,
@@ -156,6 +161,7 @@ class InMemoryMemoryStore:
         self.files: dict[tuple[str, str], str] = {}
         self.previous: dict[tuple[str, str], str] = {}
         self.vectors: dict[tuple[str, str], VectorTable] = {}
+        self.indexes: dict[tuple[str, str], dict[str, NDArray[Any]]] = {}  # not moved with a folder: made again
         self.archived: dict[str, dict[str, str]] = {}
         self.archived_vectors: dict[str, dict[str, VectorTable]] = {}
         self._lock = threading.RLock()
@@ -208,6 +214,14 @@ class InMemoryMemoryStore:
             if keep is not None:
                 stored = stored.only(keep)
             self.vectors[key] = stored.with_rows(table)
+
+    def read_index(self, persona_slug: str, project_slug: str) -> Arrays:
+        return self.indexes.get((check_slug(persona_slug), check_slug(project_slug)), {})
+
+    def save_index(self, persona_slug: str, project_slug: str, arrays: Callable[[], Arrays]) -> None:
+        key = (check_slug(persona_slug), check_slug(project_slug))
+        with self._lock:
+            self.indexes[key] = {name: np.array(array) for name, array in arrays().items()}
 
     def _take(self, slug: str) -> tuple[dict[str, str], dict[str, VectorTable]]:
         """Remove and return one persona's folder: its files and its vectors, by project."""

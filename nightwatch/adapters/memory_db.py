@@ -30,6 +30,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from nightwatch.adapters import vector_segments
 from nightwatch.adapters.db import Bind, database_errors, memory_documents, transaction
 from nightwatch.adapters.redaction import redact_new_lines
+from nightwatch.domain.arrays import Arrays
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import FolderMove
@@ -151,6 +152,15 @@ class DatabaseMemoryStore:
             row = _locked(conn, owner, project, create=bool(len(table)))
             if row is not None:
                 vector_segments.save(conn, row.id, table, keep)
+
+    # --- read index ---------------------------------------------------------------------------------------------
+
+    def read_index(self, persona_slug: str, project_slug: str) -> Arrays:
+        """Always empty: the database keeps no read index (a process's first read derives it from the text)."""
+        return {}
+
+    def save_index(self, persona_slug: str, project_slug: str, arrays: Callable[[], Arrays]) -> None:
+        """Keeps nothing, and so never builds the arrays."""
 
     # --- moves --------------------------------------------------------------------------------------------------
 

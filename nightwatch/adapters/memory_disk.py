@@ -15,6 +15,7 @@ import fcntl
 import os
 import stat
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -24,7 +25,9 @@ from nightwatch.domain.errors import StorageError
 
 LOCK = "main.md.lock"
 _TMP_PREFIX = ".main.md."
+_CACHE_PREFIX = ".main.cache."  # temp files of write_cache, which takes no lock
 _TMP_SUFFIX = ".tmp"
+_CACHE_TMP_AGE = 60.0  # seconds after which a write_cache temp file is a crashed writer's
 
 T = TypeVar("T")
 
@@ -55,11 +58,22 @@ class MemoryDisk:
             os.close(fd)  # closing releases the lock; so does a crash
 
     def _sweep(self, folder: Path) -> None:
-        """Remove temp files a crashed writer left: under the lock, no live writer can own one."""
+        """Remove temp files a crashed writer left: under the lock, no live writer can own one.
+
+        write_cache takes no lock, so its temp files are removed only once they are old enough to be a crashed one's.
+        """
         with contextlib.suppress(OSError):
             for name in os.listdir(folder):
-                if name.startswith(_TMP_PREFIX) and name.endswith(_TMP_SUFFIX):
+                if not name.endswith(_TMP_SUFFIX):
+                    continue
+                if name.startswith(_TMP_PREFIX) or (name.startswith(_CACHE_PREFIX) and self._stale(folder / name)):
                     os.unlink(folder / name)
+
+    def _stale(self, path: Path) -> bool:
+        try:
+            return time.time() - os.lstat(path).st_mtime > _CACHE_TMP_AGE
+        except OSError:
+            return False
 
     def read(self, path: Path) -> str:
         """The file's text ('' when it is missing); bytes that are not UTF-8 are replaced, never an error."""
@@ -102,9 +116,21 @@ class MemoryDisk:
 
     def write_bytes(self, path: Path, data: bytes) -> None:
         """Write atomically: temp file in the same folder, fsync, replace, fsync the folder."""
+        self._replace(path, data, _TMP_PREFIX, durable=True)
+        self.sync_folder(path.parent)
+
+    def write_cache(self, path: Path, data: bytes) -> None:
+        """Write a file that only saves work (it can be made again) atomically, but without fsync and without a lock.
+
+        A crash may leave it empty or cut off; whoever reads it must treat that as no file.
+        """
+        self._replace(path, data, _CACHE_PREFIX, durable=False)
+
+    def _replace(self, path: Path, data: bytes, prefix: str, *, durable: bool) -> None:
+        """Write `data` to a temp file in the path's folder, then replace the path with it."""
         folder = path.parent
         fd, tmp = self.io(
-            lambda: tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=folder),
+            lambda: tempfile.mkstemp(prefix=prefix, suffix=_TMP_SUFFIX, dir=folder),
             f"write in {self._paths.rel_text(folder)}",
         )
         replaced = False
@@ -112,7 +138,8 @@ class MemoryDisk:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
-                os.fsync(handle.fileno())
+                if durable:
+                    os.fsync(handle.fileno())
             os.chmod(tmp, 0o644)
             os.replace(tmp, path)
             replaced = True
@@ -125,7 +152,6 @@ class MemoryDisk:
             if not replaced:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
-        self.sync_folder(folder)
 
     def append(self, path: Path, keep_bytes: int, data: bytes) -> None:
         """Cut the file to its whole records (a crash may have left part of one), then append `data`."""

@@ -16,18 +16,20 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
-from nightwatch.adapters import vector_file
+from nightwatch.adapters import index_file, vector_file
 from nightwatch.adapters.memory_disk import LOCK, MemoryDisk
 from nightwatch.adapters.memory_paths import AGENTS, ARCHIVED, FILE, MEMORIES, Kind, MemoryPaths
 from nightwatch.adapters.redaction import redact_new_lines
+from nightwatch.domain.arrays import Arrays
 from nightwatch.domain.errors import InvalidNameError, StorageError
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import FolderMove
 from nightwatch.domain.vectors import VectorTable
 
-__all__ = ["AGENTS", "ARCHIVED", "FILE", "LOCK", "PREVIOUS", "VECTORS", "FileMemoryStore"]
+__all__ = ["AGENTS", "ARCHIVED", "FILE", "INDEX", "LOCK", "PREVIOUS", "VECTORS", "FileMemoryStore"]
 
 VECTORS = "main.vectors"  # the lessons' vectors, keyed by text (see vector_file.py)
+INDEX = "main.index"  # what a read derives from main.md, made again whenever it does not fit (see index_file.py)
 PREVIOUS = "main.md.prev"
 MOVES_LOCK = ".lock"  # in agents/: serialises folder moves (no slug starts with a dot)
 
@@ -129,6 +131,19 @@ class FileMemoryStore:
             elif new:
                 self._disk.append(path, vector_file.complete_length(data), vector_file.encode_records(table, new))
 
+    # --- read index ---------------------------------------------------------------------------------------------
+
+    def read_index(self, persona_slug: str, project_slug: str) -> Arrays:
+        """The arrays in main.index beside main.md (empty when there is no such file or it is damaged; see the port)."""
+        return index_file.decode(self._disk.read_bytes(self._index_file(persona_slug, project_slug)))
+
+    def save_index(self, persona_slug: str, project_slug: str, arrays: Callable[[], Arrays]) -> None:
+        """Replace main.index with `arrays()`, without the lock and without fsync: it only saves work, and whoever
+        finds it damaged or stale makes it again. A memory folder that does not exist (moved meanwhile) gets none."""
+        path = self._index_file(persona_slug, project_slug)
+        if _is_folder(path.parent):
+            self._disk.write_cache(path, index_file.encode(arrays()))
+
     # --- folders ------------------------------------------------------------------------------------------------
 
     def migrate(self, old_slug: str, new_slug: str, now: datetime) -> FolderMove:
@@ -178,6 +193,9 @@ class FileMemoryStore:
 
     def _vectors_file(self, persona_slug: str, project_slug: str) -> Path:
         return self._paths.beside(self._file(persona_slug, project_slug), VECTORS)
+
+    def _index_file(self, persona_slug: str, project_slug: str) -> Path:
+        return self._paths.beside(self._file(persona_slug, project_slug), INDEX)
 
     def _file(self, persona_slug: str, project_slug: str) -> Path:
         return self._paths.memory_file(persona_slug, project_slug)

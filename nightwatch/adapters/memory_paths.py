@@ -1,11 +1,11 @@
 """The paths of memory files under the data root, each checked before use: no link is ever followed.
 
 `<root>/agents/<persona>/memories/<project>/main.md` and its neighbours (`main.md.lock`, `main.md.prev`,
-`main.vectors`) are built only from checked slugs, and every part of such a path below the root is looked at with
-`lstat` before it is used: a symbolic link anywhere below the root is refused, and so is a file where a folder
-should be or a folder where a file should be. Each refusal is a StorageError naming the path and what to do. The
-root itself may be a link (NIGHTWATCH_HOME pointing at another disk is fine); nothing below it may. Files are then
-opened with O_NOFOLLOW, so a link put in place between the check and the open is refused too.
+`main.vectors`, `main.index`) are built only from checked slugs, and every part of such a path below the root is
+looked at with `lstat` before it is used: a symbolic link anywhere below the root is refused, and so is a file where
+a folder should be or a folder where a file should be. Each refusal is a StorageError naming the path and what to
+do. The root itself may be a link (NIGHTWATCH_HOME pointing at another disk is fine); nothing below it may. Files
+are then opened with O_NOFOLLOW, so a link put in place between the check and the open is refused too.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class MemoryPaths:
         return self.checked(folder / FILE, Kind.FILE)
 
     def beside(self, memory_file: Path, name: str) -> Path:
-        """A file in the memory file's folder (lock, previous version, vectors), checked."""
+        """A file in the memory file's folder (lock, previous version, vectors, read index), checked."""
         return self.checked(memory_file.parent / name, Kind.FILE)
 
     def agent(self, slug: str) -> Path:

@@ -13,6 +13,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from nightwatch.domain.arrays import Arrays
 from nightwatch.domain.inputs import whole_number
 from nightwatch.domain.models import (
     Deliberation,
@@ -137,6 +138,17 @@ class MemoryStore(Protocol):
         self, persona_slug: str, project_slug: str, table: VectorTable, *, keep: frozenset[str] | None = None
     ) -> None:
         """Under the memory's lock, store the rows of `table` not stored yet; with `keep`, drop every other key."""
+        ...
+
+    def read_index(self, persona_slug: str, project_slug: str) -> Arrays:
+        """The arrays of the read index last kept beside this memory (empty when there are none or it is damaged).
+
+        An array found damaged only when it is read raises ValueError: the caller takes that as no index.
+        """
+        ...
+
+    def save_index(self, persona_slug: str, project_slug: str, arrays: Callable[[], Arrays]) -> None:
+        """Keep `arrays()` beside this memory as its read index; a store that keeps none returns at once."""
         ...
 
     def migrate(self, old_slug: str, new_slug: str, now: datetime) -> FolderMove:

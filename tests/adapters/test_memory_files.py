@@ -249,10 +249,14 @@ def _touching(store: FileMemoryStore) -> dict[str, list[Callable[[], object]]]:
             lambda: store.rollback("carlos", "p"),
         ],
         "main.vectors": [lambda: store.read_vectors("carlos", "p"), lambda: store.save_vectors("carlos", "p", table)],
+        "main.index": [
+            lambda: store.read_index("carlos", "p"),
+            lambda: store.save_index("carlos", "p", lambda: {"a": np.zeros(2)}),
+        ],
     }
 
 
-@pytest.mark.parametrize("name", ["main.md", "main.md.lock", "main.md.prev", "main.vectors"])
+@pytest.mark.parametrize("name", ["main.md", "main.md.lock", "main.md.prev", "main.vectors", "main.index"])
 def test_a_memory_file_that_is_a_symlink_is_refused_and_its_target_untouched(
     store: FileMemoryStore, home: Path, outside: Path, name: str
 ) -> None:

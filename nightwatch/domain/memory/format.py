@@ -62,14 +62,19 @@ __all__ = [
     "MemoryDocument",
     "Section",
     "bullet_text",
+    "category_in",
     "clean_lesson_text",
     "clean_overview",
     "header_part",
+    "header_section",
+    "is_header",
     "lesson_block",
     "lesson_id",
+    "lesson_in",
     "live_line_count",
     "new_document",
     "normalise",
+    "overview_at",
     "parse",
     "render_lesson",
     "valid_author",
@@ -161,6 +166,50 @@ def _overview_line(raw: str) -> str | None:
         return None
     text = body[1:].strip()
     return text if has_word(text) and "<!--" not in text and "-->" not in text else None
+
+
+def is_header(line: str) -> bool:
+    """Whether `parse` reads this line as a section header: `##` not followed by a third `#` (what `_HEADER`
+    matches, without running it: this is asked of every line of a big file)."""
+    return line.startswith("##") and line[2:3] != "#"
+
+
+def header_section(header: str | None) -> Section | None:
+    """The section a header line opens, as `parse` reads it (None: above every header); None when it is not one."""
+    if header is None:
+        return Section(header=None)
+    found = _HEADER.match(header) if header.startswith("##") and "\n" not in header else None
+    return _section(header, found.group(1)) if found else None
+
+
+def lesson_in(line: str, section: Section, overview: str | None = None) -> Lesson | None:
+    """The lesson one line holds in `section` (with the overview the lines under it give, see `overview_at`), read
+    exactly as `parse` reads it there; None for any other line."""
+    if line[:1] not in _FIRST or "\n" in line:
+        return None
+    return _lesson(line, section.day, section.kind, section.link, section.history, overview)
+
+
+def overview_at(text: str, at: int) -> str | None:
+    """The overview whose lines start at offset `at` of `text` (the line under a lesson's bullet), as `parse` joins
+    them; None when that line is no overview line."""
+    parts: list[str] = []
+    while at < len(text) and text[at] in _INDENT:
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        part = _overview_line(text[at:end])
+        if part is None:
+            break
+        parts.append(part)
+        at = end + 1
+    return " ".join(parts) if parts else None
+
+
+def category_in(line: str) -> Category | None:
+    """The category a lesson's bullet line names in its metadata comment (None: none, or no lesson)."""
+    body = bullet_text(line) if "cat:" in line else None
+    parsed = _metadata(body) if body and "<!--" in body else None
+    return _CATEGORIES.get(parsed[0].get("cat", "").lower()) if parsed is not None else None
 
 
 def _with_lines(section: Section, lines: list[Line]) -> Section:

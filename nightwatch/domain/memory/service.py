@@ -35,6 +35,7 @@ from nightwatch.domain.memory.inputs import (
 from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.learning import Learner
 from nightwatch.domain.memory.pending import KeptLessons, Retried
+from nightwatch.domain.memory.reading import MemoryReader
 from nightwatch.domain.memory.recording import Entry, Recorded
 from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.memory.vectors import MemoryVectors
@@ -91,6 +92,7 @@ class MemoryService:
         self.recall = recall
         self.policy = policy
         self._cache = DocumentCache()
+        self._reader = MemoryReader(cache=self._cache, store=store, recall=recall)
         self._vectors = MemoryVectors(
             store=store, recall=recall, backfill=backfill or BackgroundBackfill(self.backfill)
         )
@@ -126,14 +128,17 @@ class MemoryService:
 
         `budget` overrides the policy's for this read (a deliberation passes the budget it started with).
         """
-        snap = self._snapshot(persona, project)
+        snap = self._reader.ranked(persona.slug, check_slug(project))
         if not snap.live:
             return MemoryBlock()
         query = "\n".join(part for part in (topic, thread) if part.strip())
         budget = self.policy.token_budget if budget is None else budget
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
         room = budget - self._overhead
-        chosen = self.recall.select(snap.live, query, self.clock.now(), room, snap.cost, vectors, about=topic or query)
+        now, about = self.clock.now(), topic or query
+        chosen = self.recall.select(
+            snap.live, query, now, room, snap.cost, vectors, about=about, prepared=snap.prepared
+        )
         text = _render(chosen)
         while chosen and estimate_tokens(text) > budget:  # the estimate is checked on the whole rendered block
             chosen = _drop_lowest(chosen)
@@ -154,7 +159,8 @@ class MemoryService:
             return []
         query = "\n".join(part for part in (topic, thread) if part.strip())
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap, backfill=False)
-        return self.recall.rank(snap.live, query, self.clock.now(), vectors, about=topic or query)
+        now, about = self.clock.now(), topic or query
+        return self.recall.rank(snap.live, query, now, vectors, about=about, prepared=snap.prepared)
 
     def lessons(self, persona: Persona, project: str) -> list[Lesson]:
         """Live lessons, in file order."""
@@ -174,9 +180,9 @@ class MemoryService:
         An empty query ranks every lesson by the memory's own signals (pins, use, recency).
         """
         limit = validate_search_limit(limit)
-        snap = self._snapshot(persona, project)
+        snap = self._reader.ranked(persona.slug, check_slug(project))
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
-        ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors)
+        ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors, prepared=snap.prepared)
         if not query.strip():
             return ranked[:limit]
         wanted, floor = set(terms(query)), self.policy.search_similarity

@@ -5,17 +5,25 @@ recency and use, then packed under the budget. Lesson vectors are made once, at 
 """
 
 from nightwatch.domain.recall.fusion import RecallWeights
-from nightwatch.domain.recall.keywords import STOP_WORDS, terms
+from nightwatch.domain.recall.index import KeywordWeights, LessonIndex, LessonTerms
+from nightwatch.domain.recall.keywords import STOP_WORDS, terms, terms_of
+from nightwatch.domain.recall.prepared import RecallIndex, Signals
 from nightwatch.domain.recall.ranking import Recall, Scored, ScoreParts, pack
 from nightwatch.domain.recall.stemmer import stem
 
 __all__ = [
     "STOP_WORDS",
+    "KeywordWeights",
+    "LessonIndex",
+    "LessonTerms",
     "Recall",
+    "RecallIndex",
     "RecallWeights",
     "ScoreParts",
     "Scored",
+    "Signals",
     "pack",
     "stem",
     "terms",
+    "terms_of",
 ]

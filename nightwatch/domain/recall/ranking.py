@@ -7,15 +7,15 @@ shares for recency and use. Stale (superseded) lessons are never returned. Scori
 10,000 lessons in a few milliseconds.
 
 The keyword index of a lesson set is built once and cached, keyed by the lessons' ids, so a read before each turn
-only scores the query. Counts, pins and dates are read from the lessons themselves (worked out once per tuple of
-lessons: a memory file's parse is one tuple until the file changes). Lesson vectors are never computed here: the
-caller passes the stored ones; only the query is embedded.
+only scores the query. Counts, pins and dates are each lesson's signals (prepared.py), worked out once per tuple of
+lessons: a memory file's parse is one tuple until the file changes. A caller that keeps a set's index (a memory's
+snapshot, or its read index on disk) passes it as `prepared`, and then only the lessons packed are looked at.
+Lesson vectors are never computed here: the caller passes the stored ones; only the query is embedded.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -32,13 +32,13 @@ from nightwatch.domain.ports import Embedder
 from nightwatch.domain.recall.fusion import RecallWeights, fuse, keyword_part, meaning_part
 from nightwatch.domain.recall.index import LessonIndex
 from nightwatch.domain.recall.keywords import terms, terms_of
+from nightwatch.domain.recall.prepared import RecallIndex, Signals
 from nightwatch.domain.vectors import LessonVectors, Matrix, unit_rows
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_DAY_SECONDS = 86400.0
 _MISSES_BEFORE_GIVING_UP = 64  # consecutive lessons too big for what is left of the budget
 _QUERIES_KEPT = 64
 _ANALYSED_TEXTS = 100_000  # texts whose terms are kept, so a file with one new lesson is not tokenised again
@@ -60,45 +60,6 @@ class Scored:
     score: float
     parts: ScoreParts
     similarity: float = 0.0  # the cosine of the lesson's vector and the query's (0 without vectors)
-
-
-class _Facts:
-    """What the query does not change, per lesson: live or stale, pinned, recency base and use."""
-
-    def __init__(self, lessons: Sequence[Lesson], weights: RecallWeights, half_life_days: float) -> None:
-        self.source = lessons
-        live = [i for i in range(len(lessons) - 1, -1, -1) if lessons[i].superseded_by is None]  # later first
-        self.live = np.array(live, dtype=np.int64)
-        self.pinned = frozenset(i for i in live if lessons[i].pinned)
-        stamps = np.array([lesson.recorded_at.timestamp() for lesson in lessons], dtype=np.float64)
-        self.newest = float(stamps.max(initial=0.0))
-        self.rate = math.log(2.0) / (half_life_days * _DAY_SECONDS) if half_life_days > 0 else 0.0
-        recency = weights.recency if half_life_days > 0 else 0.0
-        # Recency relative to the newest lesson; one factor per query brings it to `now`.
-        self.recency = (recency * np.exp(-self.rate * (self.newest - stamps))).astype(np.float32)
-        uses = np.array(
-            [max(0, lesson.seen - 1) + weights.injected_share * max(0, lesson.injected) for lesson in lessons],
-            dtype=np.float32,
-        )
-        # Saturating: the third repeat matters less than the first.
-        self.usage = (weights.usage * uses / (uses + 3.0)).astype(np.float32)
-
-    def recency_at(self, now: datetime) -> NDArray[np.float32]:
-        """What recency adds to each lesson's score at `now`."""
-        factor = math.exp(-self.rate * (now.timestamp() - self.newest))
-        if factor <= 1.0:
-            return self.recency * np.float32(factor)
-        # A lesson dated after `now` (clock skew): count it as fresh rather than fresher than fresh.
-        capped: NDArray[np.float32] = np.minimum(self.recency * np.float32(factor), self.recency.max(initial=0.0))
-        return capped
-
-
-@dataclass
-class _Prepared:
-    """What a lesson set costs to build once: its keyword index and query-free facts."""
-
-    index: LessonIndex
-    facts: _Facts | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,7 +88,7 @@ class Recall:
         self.half_life_days = half_life_days
         self.encoder = encoder
         self.weights = weights or RecallWeights()
-        self._cache: OrderedDict[tuple[str, ...], _Prepared] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, ...], RecallIndex] = OrderedDict()  # keyed by the lessons' ids
         self._cache_size = cache_size
         self._analysed: dict[str, list[str]] = {}
         self._queries: OrderedDict[str, Matrix] = OrderedDict()
@@ -147,13 +108,15 @@ class Recall:
         vectors: LessonVectors | None = None,
         *,
         about: str | None = None,
+        prepared: RecallIndex | None = None,
     ) -> list[Scored]:
         """Live lessons, best first, with their scores and score parts.
 
         `about` is the text compared by meaning (the topic; by default the whole query): a long thread adds
         keywords, but its meaning is mostly talk, and embedding it would cost a read tens of milliseconds.
+        `prepared` is the lessons' index when the caller keeps it (see `prepare`).
         """
-        ranking = self._rank(lessons, query, now, vectors, about)
+        ranking = self._rank(lessons, query, now, vectors, about, prepared)
         return [
             Scored(
                 lessons[i],
@@ -179,9 +142,13 @@ class Recall:
         vectors: LessonVectors | None = None,
         *,
         about: str | None = None,
+        prepared: RecallIndex | None = None,
     ) -> list[Lesson]:
-        """The lessons to inject: pinned first, then by rank, while their summed `cost` fits `budget_tokens`."""
-        ranking = self._rank(lessons, query, now, vectors, about)
+        """The lessons to inject: pinned first, then by rank, while their summed `cost` fits `budget_tokens`.
+
+        Only the lessons looked at for packing are taken from `lessons`, by position.
+        """
+        ranking = self._rank(lessons, query, now, vectors, about, prepared)
         pinned = ranking.pinned
         order = ranking.order.tolist()
         first = sorted(pinned, key=lambda i: -float(ranking.totals[i]))
@@ -189,13 +156,22 @@ class Recall:
         return pack((lessons[i] for group in (first, rest) for i in group), budget_tokens, cost)
 
     def _rank(
-        self, lessons: Sequence[Lesson], query: str, now: datetime, vectors: LessonVectors | None, about: str | None
+        self,
+        lessons: Sequence[Lesson],
+        query: str,
+        now: datetime,
+        vectors: LessonVectors | None,
+        about: str | None,
+        prepared: RecallIndex | None,
     ) -> _Ranking:
         empty = np.zeros(len(lessons), dtype=np.float32)
-        if not lessons:
+        if not len(lessons):
             return _Ranking(np.zeros(0, dtype=np.int64), empty, empty, empty, empty, empty, empty, frozenset())
-        prepared = self._prepare(lessons)
-        facts = self._facts(prepared, lessons)
+        if prepared is None:
+            prepared = self.prepare(lessons)
+        elif prepared.size != len(lessons):
+            raise ValueError(f"an index of {prepared.size} lessons was given with {len(lessons)} lessons")
+        facts = prepared.facts(self.weights, self.half_life_days)
         keyword = keyword_part(prepared.index.scores(terms(query)), self.weights)
         wanted = query if about is None else about
         cosines = self._cosines(wanted, vectors) if vectors is not None and len(vectors.present) else None
@@ -237,32 +213,32 @@ class Recall:
                 self._queries.popitem(last=False)
         return probe
 
-    def _facts(self, prepared: _Prepared, lessons: Sequence[Lesson]) -> _Facts:
-        """The query-free facts of these lessons; reused while the caller passes the same tuple (it cannot change)."""
-        facts = prepared.facts
-        if facts is not None and facts.source is lessons and isinstance(lessons, tuple):
-            return facts
-        facts = _Facts(lessons, self.weights, self.half_life_days)
-        prepared.facts = facts
-        return facts
+    def prepare(self, lessons: Sequence[Lesson]) -> RecallIndex:
+        """The keyword index and signals of these lessons, built when the set is new.
 
-    def _prepare(self, lessons: Sequence[Lesson]) -> _Prepared:
-        """The cached index of this lesson set, built when the set is new."""
+        Indexes are kept by the lessons' ids, so a file whose counts changed keeps its index; the very tuple passed
+        last time is found without working out its ids.
+        """
         with self._lock:
             for known in self._cache.values():
-                if known.facts is not None and known.facts.source is lessons and isinstance(lessons, tuple):
-                    return known  # the very tuple read last time: no need to build the key
+                if known.source is lessons and isinstance(lessons, tuple):
+                    return known
             key = tuple([lesson.id for lesson in lessons])
             cached = self._cache.get(key)
-            if cached is not None:
-                self._cache.move_to_end(key)
-                return cached
-        prepared = _Prepared(LessonIndex(lessons, self._analyse(lessons), self.weights.keyword))
+        if cached is not None:
+            index = cached.index
+        else:
+            index = LessonIndex.build(lessons, self._analyse(lessons), self.weights.keyword)
+        prepared = RecallIndex(index, Signals.of(lessons), source=lessons)
+        self._keep(key, prepared)
+        return prepared
+
+    def _keep(self, ids: tuple[str, ...], prepared: RecallIndex) -> None:
         with self._lock:
-            self._cache[key] = prepared
+            self._cache[ids] = prepared
+            self._cache.move_to_end(ids)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
-        return prepared
 
     def _analyse(self, lessons: Sequence[Lesson]) -> list[list[str]]:
         """Each lesson's index terms, from the cache when its text was analysed before."""

@@ -100,6 +100,9 @@ def test_the_read_path_benchmark_runs_on_a_small_file() -> None:
     assert result["lessons"] == 60
     assert result["injected"] > 0
     assert result["cold_ms"] > 0
+    assert result["cold_changed_ms"] > 0
+    assert result["cold_unindexed_ms"] > 0
+    assert result["index_bytes"] > 0
     assert result["score_ms"] > 0
     assert "first read in a new process" in read_latency.summary(result)
 
