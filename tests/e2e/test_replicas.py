@@ -86,7 +86,7 @@ class Cluster:
             [target] = forget_targets([block]) or [None]
             if target is not None:
                 assert target.project == project
-                shown = block["text"]["text"].split("\n`", 1)[0].removeprefix("📌 ")
+                shown = block["text"]["text"].split("\n", 1)[0].removeprefix("📌 ")  # the abstract's line
                 lessons[target.lesson] = shown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
         assert all(lesson_id(text) == lesson for lesson, text in lessons.items())  # read back right
         return lessons
