@@ -9,7 +9,7 @@ torch and sentence-transformers for theirs). When `sentence_transformers` is imp
 for it in the same run, the two taking turns (with a pause between turns, as each one's worker threads keep
 spinning for a while after a call), and reports the minimum cosine between their vectors. torch is imported only
 for that comparison, and runs on one thread a core (or OPENBLAS_NUM_THREADS); ours sets one BLAS thread for its
-process when it loads (see nightwatch/adapters/embeddings.py), so the comparison gives torch the advantage.
+process when it loads (see nightwatch/adapters/encoder/embeddings.py), so the comparison gives torch the advantage.
 
 Targets on a 2-core machine: at least 60 lessons/s batched, query p95 at most 25 ms, batch time at most 1.5x
 sentence-transformers'. Exit status 1 when a target is missed.
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from nightwatch.adapters import embeddings
+from nightwatch.adapters.encoder import embeddings
 
 TARGET_LESSONS_PER_S = 60.0
 TARGET_QUERY_P95_MS = 25.0

@@ -30,11 +30,10 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from bench.read_latency import PERSONA, PROJECT, FixedClock, NoModel, memory_file, queries
-from nightwatch.adapters.db import make_engine, upgrade
-from nightwatch.adapters.memory_db import DatabaseMemoryStore
-from nightwatch.adapters.memory_files import FileMemoryStore
+from nightwatch.adapters.db import DatabaseMemoryStore, make_engine, upgrade
+from nightwatch.adapters.files.store import FileMemoryStore
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
-from nightwatch.domain.ports import MemoryStore
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.vectors import VectorTable
 

@@ -39,10 +39,11 @@ from typing import Any
 
 import numpy as np
 
-from nightwatch.adapters.embeddings import MiniLMEncoder
-from nightwatch.adapters.memory_files import FileMemoryStore
+from nightwatch.adapters.encoder.embeddings import MiniLMEncoder
+from nightwatch.adapters.files.store import FileMemoryStore
+from nightwatch.domain.llm import LLMRequest, LLMResponse
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
-from nightwatch.domain.models import LLMRequest, LLMResponse, Persona
+from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.vectors import VectorTable
 

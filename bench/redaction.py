@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from nightwatch.adapters.redaction import redact, redact_new_lines
+from nightwatch.adapters.secrets.redaction import redact, redact_new_lines
 
 DATA = Path(__file__).resolve().parent / "data" / "persona_lessons.jsonl"
 ADDED = ("detect-secrets", "requests", "urllib3", "charset-normalizer", "certifi")
@@ -60,7 +60,7 @@ def timings_ms(action: Callable[[], object], runs: int) -> dict[str, float]:
 
 def import_ms(runs: int = 5) -> float:
     """Median import time of detect-secrets and what only it brings, in fresh processes (`-X importtime`)."""
-    code = "import nightwatch.adapters.secret_patterns"
+    code = "import nightwatch.adapters.secrets.patterns"
     totals = []
     for _ in range(runs):
         done = subprocess.run(

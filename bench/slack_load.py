@@ -24,8 +24,7 @@ from pathlib import Path
 from injector import Module, provider, singleton
 
 from nightwatch.adapters.offline import OfflineLLM
-from nightwatch.domain.models import LLMRequest, LLMResponse
-from nightwatch.domain.ports import LLM
+from nightwatch.domain.llm import LLM, LLMRequest, LLMResponse
 from tests import payloads
 from tests.e2e.slack_live import LiveApp, live_app
 from tests.fake_slack import FakeSlack

@@ -34,30 +34,22 @@ from nightwatch.adapters.db import (
     make_engine,
     upgrade,
 )
-from nightwatch.adapters.memory_files import FileMemoryStore
+from nightwatch.adapters.files.store import FileMemoryStore
 from nightwatch.adapters.persona_files import load_default_personas
-from nightwatch.adapters.pin_files import SafePinFiles
-from nightwatch.adapters.pin_pages import PageFetcher
+from nightwatch.adapters.pins.files import SafePinFiles
+from nightwatch.adapters.pins.pages import PageFetcher
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, PinBlock, PinService, SharedBlock, SharingService
-from nightwatch.domain.models import (
-    Discarded,
-    Lesson,
-    LLMRequest,
-    LLMResponse,
-    MemoryBlock,
-    Persona,
-    PinKind,
-    Purpose,
-    ReflectionContext,
-    Share,
-    ShareContent,
-    ThreadMessage,
-    Usage,
-    Verdict,
-)
+from nightwatch.domain.deliberation.models import Verdict
+from nightwatch.domain.llm import LLMRequest, LLMResponse, Purpose, Usage
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory.models import Discarded, MemoryBlock, ReflectionContext
+from nightwatch.domain.models import Lesson, Persona, ThreadMessage
 from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.pins import PinBlock, PinService
+from nightwatch.domain.pins.models import PinKind
 from nightwatch.domain.recall import Recall
+from nightwatch.domain.sharing import SharedBlock, SharingService
+from nightwatch.domain.sharing.models import Share, ShareContent
 from nightwatch.domain.soul import SoulCompiler
 
 PROJECT = "bench"

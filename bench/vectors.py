@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from nightwatch.adapters import embeddings, vector_file
+from nightwatch.adapters.encoder import embeddings
+from nightwatch.adapters.files import vector_file
 from nightwatch.domain.vectors import Matrix, VectorTable, vector_key
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "minilm.vectors"

@@ -30,13 +30,13 @@ from typing import Any
 
 from bench.retrieval_data import Case, load
 from bench.vectors import CachedEncoder
-from nightwatch.adapters.memory_files import FileMemoryStore
+from nightwatch.adapters.files.store import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM, category_for
 from nightwatch.domain.errors import InvalidInputError
+from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import persona_slug, project_slug
-from nightwatch.domain.ports import LLM
 from nightwatch.domain.recall import Recall
 
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from injector import Injector
 from sqlalchemy import Engine
 
-from nightwatch.adapters import embeddings
 from nightwatch.adapters.db import SchemaChange, upgrade
-from nightwatch.adapters.hot_reload import report_persona_files
+from nightwatch.adapters.encoder import embeddings
 from nightwatch.adapters.persona_files import PersonaFolders
+from nightwatch.adapters.runtime.hot_reload import report_persona_files
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.errors import StorageError

@@ -11,55 +11,45 @@ from datetime import timedelta
 from injector import Injector, Module, provider, singleton
 from sqlalchemy import Engine
 
-from nightwatch.adapters import embeddings
-from nightwatch.adapters.clock import SystemClock
 from nightwatch.adapters.db import (
+    DatabaseMemoryStore,
     SlackState,
     SqlDeliberationLog,
     SqlPendingLessons,
     SqlPersonaRepository,
+    SqlPersonaTransactions,
     SqlPinRepository,
     SqlShareRepository,
     make_engine,
 )
-from nightwatch.adapters.hot_reload import HotReload
-from nightwatch.adapters.liveness import ProcessLiveness
-from nightwatch.adapters.memory_db import DatabaseMemoryStore
-from nightwatch.adapters.memory_files import FileMemoryStore
+from nightwatch.adapters.encoder import embeddings
+from nightwatch.adapters.files.store import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.persona_files import PersonaFolders
-from nightwatch.adapters.persona_transactions import SqlPersonaTransactions
-from nightwatch.adapters.pin_files import SafePinFiles
-from nightwatch.adapters.pin_pages import PageFetcher
-from nightwatch.adapters.redaction import RedactingLLM
+from nightwatch.adapters.pins.files import SafePinFiles
+from nightwatch.adapters.pins.pages import PageFetcher
+from nightwatch.adapters.runtime.clock import SystemClock
+from nightwatch.adapters.runtime.hot_reload import HotReload
+from nightwatch.adapters.runtime.liveness import ProcessLiveness
+from nightwatch.adapters.secrets.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.memory import (
-    MemoryPolicy,
-    MemoryService,
-    MemoryTransfer,
-    PinService,
-    SharingService,
-    TeachingService,
-)
+from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
+from nightwatch.domain.llm import LLM
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer
+from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.ports import (
-    LLM,
-    Clock,
-    DeliberationLog,
-    Liveness,
-    MemoryStore,
-    PendingLessons,
-    PersonaRepository,
-    PinFiles,
-    PinPages,
-    PinRepository,
-    ShareRepository,
-)
+from nightwatch.domain.personas.ports import PersonaRepository
+from nightwatch.domain.pins import PinService
+from nightwatch.domain.pins.ports import PinFiles, PinPages, PinRepository
+from nightwatch.domain.ports import Clock
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
+from nightwatch.domain.sharing import SharingService
+from nightwatch.domain.sharing.ports import ShareRepository
 from nightwatch.domain.soul import SoulCompiler
+from nightwatch.domain.teaching import TeachingService
 from nightwatch.live_settings import LiveSettings
 
 

@@ -16,6 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nightwatch.domain.arrays import Arrays
+from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus, Turn, Verdict
+from nightwatch.domain.deliberation.ports import recent_limit
 from nightwatch.domain.errors import (
     ConflictError,
     FetchError,
@@ -24,24 +26,14 @@ from nightwatch.domain.errors import (
     NotFoundError,
     StorageError,
 )
-from nightwatch.domain.models import (
-    Deliberation,
-    DeliberationStatus,
-    LLMRequest,
-    LLMResponse,
-    PendingLesson,
-    Persona,
-    Pin,
-    PinKind,
-    Purpose,
-    Share,
-    ThreadMessage,
-    Turn,
-    Usage,
-    Verdict,
-)
+from nightwatch.domain.llm import LLMRequest, LLMResponse, Purpose, Usage
+from nightwatch.domain.memory.models import PendingLesson
+from nightwatch.domain.memory.ports import FolderMove
+from nightwatch.domain.models import Persona, ThreadMessage
 from nightwatch.domain.personas.names import check_slug
-from nightwatch.domain.ports import FolderMove, PinSnapshot, recent_limit
+from nightwatch.domain.pins.models import Pin, PinKind
+from nightwatch.domain.pins.ports import PinSnapshot
+from nightwatch.domain.sharing.models import Share
 from nightwatch.domain.tool_use import ToolCall
 from nightwatch.domain.vectors import VectorTable
 

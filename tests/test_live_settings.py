@@ -11,8 +11,9 @@ import pytest
 
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
-from nightwatch.domain.memory import SharedBlock
-from nightwatch.domain.models import LLMRequest, Persona, Purpose
+from nightwatch.domain.llm import LLMRequest, Purpose
+from nightwatch.domain.models import Persona
+from nightwatch.domain.sharing import SharedBlock
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.live_settings import RELOADABLE, LiveSettings
 from nightwatch.wiring import deliberation_policy

@@ -10,9 +10,10 @@ import pytest
 
 from nightwatch.cli.arguments import build_parser
 from nightwatch.domain.deliberation import PERSONAS_MAX, TOPIC_MAX
-from nightwatch.domain.memory import LESSON_MAX, PIN_PATH_MAX, PIN_TEXT_MAX, PIN_URL_MAX, QUERY_MAX, SEARCH_MAX
+from nightwatch.domain.deliberation.ports import RECENT_MAX
+from nightwatch.domain.memory import LESSON_MAX, QUERY_MAX, SEARCH_MAX
 from nightwatch.domain.personas import PERSONA_NAME_MAX, PROJECT_NAME_MAX, ROLE_MAX
-from nightwatch.domain.ports import RECENT_MAX
+from nightwatch.domain.pins import PIN_PATH_MAX, PIN_TEXT_MAX, PIN_URL_MAX
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -12,30 +12,27 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
 from nightwatch.adapters.db.slack_state import SlackState
-from nightwatch.adapters.hot_reload import HotReload
 from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.persona_files import PersonaFolders
-from nightwatch.adapters.pin_files import SafePinFiles
-from nightwatch.adapters.redaction import RedactingLLM
+from nightwatch.adapters.pins.files import SafePinFiles
+from nightwatch.adapters.runtime.hot_reload import HotReload
+from nightwatch.adapters.secrets.redaction import RedactingLLM
 from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.config import PinSettings, Settings
 from nightwatch.domain.deliberation.engine import DeliberationEngine
-from nightwatch.domain.memory import PinService, SharingService
+from nightwatch.domain.deliberation.ports import DeliberationLog
+from nightwatch.domain.llm import LLM
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.service import MemoryService
+from nightwatch.domain.personas.ports import PersonaRepository
 from nightwatch.domain.personas.service import PersonaService
-from nightwatch.domain.ports import (
-    LLM,
-    Clock,
-    DeliberationLog,
-    MemoryStore,
-    PersonaRepository,
-    PinFiles,
-    PinPages,
-    PinRepository,
-    ShareRepository,
-)
+from nightwatch.domain.pins import PinService
+from nightwatch.domain.pins.ports import PinFiles, PinPages, PinRepository
+from nightwatch.domain.ports import Clock
 from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.recall.ranking import Recall
+from nightwatch.domain.sharing import SharingService
+from nightwatch.domain.sharing.ports import ShareRepository
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.live_settings import LiveSettings
 from nightwatch.wiring import build_injector
@@ -156,7 +153,7 @@ def test_an_override_module_of_fakes_wins(settings: Settings) -> None:
 
 
 def test_meaning_recall_is_on_by_default_and_off_turns_it_off(settings: Settings) -> None:
-    from nightwatch.adapters import embeddings
+    from nightwatch.adapters.encoder import embeddings
 
     assert settings.memory.dense == "on"
     recall = build_injector(settings).get(Recall)
@@ -183,8 +180,8 @@ def test_a_missing_model_package_is_said_once_at_start_up(
 
 
 def test_the_memory_store_follows_the_settings(settings: Settings) -> None:
-    from nightwatch.adapters.memory_db import DatabaseMemoryStore
-    from nightwatch.adapters.memory_files import FileMemoryStore
+    from nightwatch.adapters.db.memory import DatabaseMemoryStore
+    from nightwatch.adapters.files.store import FileMemoryStore
 
     assert isinstance(build_injector(settings).get(MemoryStore), FileMemoryStore)
     in_database = dataclasses.replace(settings, memory_store="database")

@@ -37,7 +37,7 @@ from anthropic.types import (
 )
 
 from nightwatch.domain.errors import LLMOutputError, LLMUnavailableError
-from nightwatch.domain.models import ChatMessage, LLMRequest, LLMResponse, PromptBlock, Usage
+from nightwatch.domain.llm import ChatMessage, LLMRequest, LLMResponse, PromptBlock, Usage
 from nightwatch.domain.tool_use import ToolCall, ToolRound, ToolSpec
 
 log = logging.getLogger(__name__)

@@ -17,10 +17,14 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
-from nightwatch.adapters.redaction import redact_backstop, redact_data
+from nightwatch.adapters.secrets.redaction import redact_backstop, redact_data
 from nightwatch.domain.deliberation import DeliberationResult
-from nightwatch.domain.memory import PackedPin, Retried
-from nightwatch.domain.models import Persona, PinStatus, ThreadMessage, Usage, Verdict
+from nightwatch.domain.deliberation.models import Verdict
+from nightwatch.domain.llm import Usage
+from nightwatch.domain.memory import Retried
+from nightwatch.domain.models import Persona, ThreadMessage
+from nightwatch.domain.pins import PackedPin
+from nightwatch.domain.pins.models import PinStatus
 from nightwatch.domain.soul import PromptBudget
 from nightwatch.prompts import Prompt
 

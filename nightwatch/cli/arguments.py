@@ -30,26 +30,19 @@ from nightwatch.domain.deliberation import (
     validate_persona_list,
     validate_topic,
 )
+from nightwatch.domain.deliberation.ports import RECENT_MAX
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.inputs import whole_number
 from nightwatch.domain.memory import (
     CATEGORIES,
-    EVERY_PERSONA,
     LESSON_MAX,
-    PIN_TEXT_MAX,
     QUERY_MAX,
     SEARCH_MAX,
-    pin_source,
     validate_category,
     validate_lesson,
     validate_lesson_id,
-    validate_pin_id,
-    validate_pin_text,
     validate_query,
-    validate_receiver,
-    validate_share_content,
 )
-from nightwatch.domain.models import PinKind, ShareContent
 from nightwatch.domain.personas import (
     PERSONA_NAME_MAX,
     PROJECT_NAME_MAX,
@@ -59,7 +52,10 @@ from nightwatch.domain.personas import (
     validate_persona_name,
     validate_role,
 )
-from nightwatch.domain.ports import RECENT_MAX
+from nightwatch.domain.pins import EVERY_PERSONA, PIN_TEXT_MAX, pin_source, validate_pin_id, validate_pin_text
+from nightwatch.domain.pins.models import PinKind
+from nightwatch.domain.sharing import validate_receiver, validate_share_content
+from nightwatch.domain.sharing.models import ShareContent
 
 Handler = Callable[[Injector, argparse.Namespace, TextIO], int]
 

@@ -16,11 +16,11 @@ from nightwatch.domain.deliberation import (
     DeliberationEngine,
     DeliberationRequest,
 )
+from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.personas import (
     PersonaService,
     project_slug,
 )
-from nightwatch.domain.ports import DeliberationLog
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def history(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    from nightwatch.adapters.hot_reload import HotReload
+    from nightwatch.adapters.runtime.hot_reload import HotReload
     from nightwatch.adapters.slack import SlackApp, run_socket_mode
 
     settings = container.get(Settings)  # start() has already closed the deliberations a dead process left running

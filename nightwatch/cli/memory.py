@@ -8,13 +8,7 @@ from typing import TextIO
 
 from injector import Injector
 
-from nightwatch.domain.memory import (
-    CLI_AUTHOR,
-    MemoryService,
-    Retried,
-    orphans,
-    unread_summary,
-)
+from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, Retried, orphans, unread_summary
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import (
     PersonaService,

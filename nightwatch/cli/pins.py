@@ -14,8 +14,9 @@ from typing import TextIO
 
 from injector import Injector
 
-from nightwatch.domain.memory import CLI_AUTHOR, PinService, PinView
-from nightwatch.domain.models import PinKind, PinStatus
+from nightwatch.domain.memory import CLI_AUTHOR
+from nightwatch.domain.pins import PinService, PinView
+from nightwatch.domain.pins.models import PinKind, PinStatus
 
 
 def pin_add(container: Injector, args: argparse.Namespace, out: TextIO) -> int:

@@ -7,7 +7,7 @@ from typing import TextIO
 
 from injector import Injector
 
-from nightwatch.domain.memory import SharingService, describe
+from nightwatch.domain.sharing import SharingService, describe
 
 
 def share(container: Injector, args: argparse.Namespace, out: TextIO) -> int:

@@ -15,20 +15,15 @@ from datetime import datetime, timedelta
 from typing import ClassVar
 
 from nightwatch.domain.deliberation import shape_reply
+from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus, Turn
+from nightwatch.domain.deliberation.ports import DeliberationLog, Poster
 from nightwatch.domain.errors import LLMError
+from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, Purpose
 from nightwatch.domain.memory import MemoryService
-from nightwatch.domain.models import (
-    ChatMessage,
-    Deliberation,
-    DeliberationStatus,
-    LLMRequest,
-    Persona,
-    Purpose,
-    ReflectionContext,
-    Turn,
-)
+from nightwatch.domain.memory.models import ReflectionContext
+from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Poster
+from nightwatch.domain.ports import Clock
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.prompts import Prompt
 

@@ -19,9 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
-from nightwatch.domain.memory import PackedPin, PinBlock, PinsSection, SharedBlock
-from nightwatch.domain.models import MemoryBlock, Persona, PromptBlock, Soul, Style, SystemPrompt
+from nightwatch.domain.llm import PromptBlock, SystemPrompt
+from nightwatch.domain.memory.models import MemoryBlock
+from nightwatch.domain.models import Persona, Soul, Style
+from nightwatch.domain.pins import PackedPin, PinBlock, PinsSection
 from nightwatch.domain.quoting import as_data
+from nightwatch.domain.sharing import SharedBlock
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.prompts import Prompt
 

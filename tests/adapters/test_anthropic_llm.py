@@ -13,7 +13,7 @@ import pytest
 
 from nightwatch.adapters.anthropic_llm import AnthropicLLM, system_blocks
 from nightwatch.domain.errors import LLMOutputError, LLMUnavailableError
-from nightwatch.domain.models import ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
+from nightwatch.domain.llm import ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
 from tests.fake_anthropic import (
     FakeAnthropic,
     Planned,

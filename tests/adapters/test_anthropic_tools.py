@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 
 from nightwatch.adapters.anthropic_llm import AnthropicLLM, system_blocks, tool_params
-from nightwatch.adapters.redaction import RedactingLLM
+from nightwatch.adapters.secrets.redaction import RedactingLLM
 from nightwatch.domain.deliberation.tool_turn import ToolTurn
 from nightwatch.domain.errors import LLMOutputError, LLMUnavailableError
+from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
 from nightwatch.domain.memory import RECALL_TOOL, REMEMBER_TOOL, MemoryPolicy, MemoryService, MemoryTools
-from nightwatch.domain.models import ChatMessage, LLMRequest, Persona, PromptBlock, Purpose, SystemPrompt
-from nightwatch.domain.ports import LLM
+from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.tool_use import ToolCall, ToolResult, ToolRound
-from tests.adapters import secret_corpus
+from tests.adapters.secrets import secret_corpus
 from tests.fake_anthropic import FakeAnthropic, Planned, answer, tool_protocol_error, tool_use
 from tests.fakes import FakeClock, InMemoryMemoryStore, RecordingPoster, ScriptedLLM
 

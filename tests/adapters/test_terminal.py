@@ -24,9 +24,10 @@ from nightwatch.adapters.terminal import (
     render_retry,
 )
 from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy, DeliberationRequest
+from nightwatch.domain.deliberation.models import Decision, Verdict
 from nightwatch.domain.memory import Retried
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
-from nightwatch.domain.models import Decision, Persona, Verdict
+from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
 from tests.fakes import FakeClock, InMemoryMemoryStore, InMemoryPersonaRepository

@@ -15,7 +15,7 @@ import pytest
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
 from nightwatch.adapters.terminal import TerminalPoster
 from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.models import DeliberationStatus
+from nightwatch.domain.deliberation.models import DeliberationStatus
 from nightwatch.domain.soul import SoulCompiler
 from tests.domain.deliberation.cast import CARLOS, MAYA, FakeMemory, ask
 from tests.fake_anthropic import FakeAnthropic, Planned, answer, server_error

@@ -8,8 +8,9 @@ from datetime import timedelta
 import pytest
 
 from nightwatch.domain.errors import LLMUnavailableError
+from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
-from nightwatch.domain.models import LLMRequest, Persona, Purpose
+from nightwatch.domain.models import Persona
 from nightwatch.domain.personas.service import PersonaService
 from nightwatch.domain.proactive import (
     ChannelActivity,

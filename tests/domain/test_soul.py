@@ -7,8 +7,10 @@ from dataclasses import replace
 
 import pytest
 
+from nightwatch.domain.llm import SystemPrompt
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
-from nightwatch.domain.models import Lesson, MemoryBlock, Persona, Skill, Soul, Style, SystemPrompt
+from nightwatch.domain.memory.models import MemoryBlock
+from nightwatch.domain.models import Lesson, Persona, Skill, Soul, Style
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.soul import (
     GENERIC_INSTRUCTION,

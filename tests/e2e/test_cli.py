@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from freezegun import freeze_time
 
-from nightwatch.adapters import embeddings
+from nightwatch.adapters.encoder import embeddings
 from tests.e2e.cli import clean_env, run
 from tests.fake_anthropic import FakeAnthropic
 

@@ -9,7 +9,7 @@ import pytest
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.db.schema import make_engine
 from nightwatch.cli import main
-from nightwatch.domain.models import Deliberation
+from nightwatch.domain.deliberation.models import Deliberation
 from tests.e2e.cli import clean_env, run
 
 

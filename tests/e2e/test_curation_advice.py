@@ -18,8 +18,8 @@ import pytest
 from bench import write_path
 from bench.retrieval import PERSONA_SET
 from bench.vectors import CachedEncoder
-from nightwatch.adapters import embeddings
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
+from nightwatch.adapters.encoder import embeddings
 from tests.fake_anthropic import FakeAnthropic, default_responder, request_text
 
 pytestmark = [

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.secret_corpus import ALNUM, UPPER_DIGITS, URLSAFE, digits, fake
+from tests.adapters.secrets.secret_corpus import ALNUM, UPPER_DIGITS, URLSAFE, digits, fake
 from tests.e2e.cli import clean_env, run
 
 SLACK = f"xoxb-{digits(12)}-{fake(ALNUM, 12)}"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from nightwatch.domain.models import DeliberationStatus
+from nightwatch.domain.deliberation.models import DeliberationStatus
 from tests import payloads
 from tests.adapters.slack.stack import ADMIN, APP_TOKEN, BOT_TOKEN, GatedLLM
 from tests.e2e.slack_live import LiveApp, live_app

@@ -12,8 +12,8 @@ import pytest
 from injector import Module, provider, singleton
 
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
+from nightwatch.domain.llm import LLM
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.ports import LLM
 from tests import payloads
 from tests.adapters.slack.stack import Stack, running_stack
 from tests.e2e.slack_live import LiveApp

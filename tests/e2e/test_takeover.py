@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.db.schema import make_engine
-from nightwatch.domain.models import Deliberation, DeliberationStatus
+from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus
 from tests.adapters.db.databases import empty_database
 from tests.adapters.slack.stack import APP_TOKEN, BOT_TOKEN
 from tests.fake_anthropic import FakeAnthropic, answer, default_responder, slow

@@ -1,12 +1,14 @@
 """The database through SQLAlchemy: engine, tables, migrations, and the repositories that live on it.
 
 Rows never leave this room: every repository returns the domain's frozen dataclasses. The memory store on the
-database (adapters/memory_db.py) uses the memory tables and the transactions this room exports.
+database (adapters/db/memory.py) uses the memory tables and the transactions this room exports.
 """
 
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db.memory import DatabaseMemoryStore
 from nightwatch.adapters.db.migrate import SchemaChange, upgrade
 from nightwatch.adapters.db.pending_lessons import SqlPendingLessons
+from nightwatch.adapters.db.persona_transactions import SqlPersonaTransactions
 from nightwatch.adapters.db.pins import SqlPinRepository
 from nightwatch.adapters.db.repositories import SqlPersonaRepository
 from nightwatch.adapters.db.schema import make_engine, memory_documents, memory_vectors
@@ -16,11 +18,13 @@ from nightwatch.adapters.db.transactions import Bind, database_errors, transacti
 
 __all__ = [
     "Bind",
+    "DatabaseMemoryStore",
     "SchemaChange",
     "SlackState",
     "SqlDeliberationLog",
     "SqlPendingLessons",
     "SqlPersonaRepository",
+    "SqlPersonaTransactions",
     "SqlPinRepository",
     "SqlShareRepository",
     "database_errors",

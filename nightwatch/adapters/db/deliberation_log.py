@@ -16,12 +16,14 @@ from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
-from nightwatch.adapters.clock import SystemClock
 from nightwatch.adapters.db.schema import deliberations, thread_summaries, turns, utc
-from nightwatch.adapters.redaction import redact_backstop
+from nightwatch.adapters.runtime.clock import SystemClock
+from nightwatch.adapters.secrets.redaction import redact_backstop
+from nightwatch.domain.deliberation.models import Decision, Deliberation, DeliberationStatus, Turn, Verdict
+from nightwatch.domain.deliberation.ports import recent_limit
 from nightwatch.domain.errors import NotFoundError, StorageError
-from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Turn, Usage, Verdict
-from nightwatch.domain.ports import Clock, recent_limit
+from nightwatch.domain.llm import Usage
+from nightwatch.domain.ports import Clock
 
 _USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 

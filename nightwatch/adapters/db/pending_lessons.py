@@ -21,7 +21,8 @@ from nightwatch.adapters.db.schema import pending_lessons, utc
 from nightwatch.adapters.db.transactions import Bind, transaction
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory import CATEGORIES
-from nightwatch.domain.models import Category, PendingLesson
+from nightwatch.domain.memory.models import PendingLesson
+from nightwatch.domain.models import Category
 
 
 class SqlPendingLessons:

@@ -22,10 +22,10 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from nightwatch.adapters.db.schema import pins, utc
 from nightwatch.adapters.db.transactions import Bind, transaction
-from nightwatch.adapters.redaction import redact_backstop
+from nightwatch.adapters.secrets.redaction import redact_backstop
 from nightwatch.domain.errors import NotFoundError, StorageError
-from nightwatch.domain.memory import snapshot_hash
-from nightwatch.domain.models import Pin, PinKind, PinStatus
+from nightwatch.domain.pins import snapshot_hash
+from nightwatch.domain.pins.models import Pin, PinKind, PinStatus
 
 columns = pins.c
 WHERE = "the pins table"

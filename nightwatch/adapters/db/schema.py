@@ -177,7 +177,7 @@ memory_documents = Table(  # one memory per persona and project: the markdown a 
     UniqueConstraint("owner", "project", name="uq_memory_documents_owner_project"),
 )
 
-memory_vectors = Table(  # lesson vectors (domain/vectors.py), up to 512 per row: adapters/vector_segments.py
+memory_vectors = Table(  # lesson vectors (domain/vectors.py), up to 512 per row: adapters/db/vector_segments.py
     "memory_vectors",
     metadata,
     Column(

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from nightwatch.adapters.db.schema import persona_shares, utc
 from nightwatch.adapters.db.transactions import Bind, transaction
 from nightwatch.domain.errors import NotFoundError, StorageError
-from nightwatch.domain.models import Share, ShareContent
+from nightwatch.domain.sharing.models import Share, ShareContent
 
 shares = persona_shares.c
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from nightwatch.adapters.offline.text import CONCERN, MARK, ThreadLine, clip, sentences
 from nightwatch.adapters.offline.topic import TopicPhrase, capitalised
-from nightwatch.domain.models import Decision
+from nightwatch.domain.deliberation.models import Decision
 
 MAX_ACTION_ITEMS = 3
 MIN_STATEMENT_WORDS = 5

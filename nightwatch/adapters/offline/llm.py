@@ -46,8 +46,8 @@ from nightwatch.adapters.offline.text import (
     unmark,
 )
 from nightwatch.adapters.offline.topic import topic_phrase
-from nightwatch.domain.memory import parse_teaching
-from nightwatch.domain.models import LLMRequest, LLMResponse, Purpose, Usage
+from nightwatch.domain.llm import LLMRequest, LLMResponse, Purpose, Usage
+from nightwatch.domain.teaching import parse_teaching
 from nightwatch.domain.tokens import estimate_tokens
 
 MODEL_NAME = "offline"

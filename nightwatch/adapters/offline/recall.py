@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from nightwatch.adapters.offline.text import MARK, clip, round_number, sentence, unmark
+from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.memory import QUERY_MAX, RECALL_TOOL
-from nightwatch.domain.models import LLMRequest, Purpose
 from nightwatch.domain.tool_use import ToolCall
 
 CALL_ID = "offline-recall-1"

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from nightwatch.domain.models import LLMRequest
+from nightwatch.domain.llm import LLMRequest
 
 MARK = "[offline]"
 # Words that raise a concern in a statement (the consensus counts them; a reply to one agrees with it).

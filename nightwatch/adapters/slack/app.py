@@ -23,10 +23,10 @@ from slack_sdk import WebClient
 from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, RetryHandler
 
 from nightwatch.adapters.db import SlackState
-from nightwatch.adapters.hot_reload import HotReload
-from nightwatch.adapters.pin_watch import PinWatch
-from nightwatch.adapters.redaction import install_redaction
-from nightwatch.adapters.scheduler import DEFAULT_TICK_SECONDS, ProactiveScheduler
+from nightwatch.adapters.pins.watch import PinWatch
+from nightwatch.adapters.runtime.hot_reload import HotReload
+from nightwatch.adapters.runtime.scheduler import DEFAULT_TICK_SECONDS, ProactiveScheduler
+from nightwatch.adapters.secrets.redaction import install_redaction
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.commands import SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
@@ -43,11 +43,15 @@ from nightwatch.adapters.slack.teaching import ThreadTeaching
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.config import SlackSettings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
+from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.errors import ConfigError
-from nightwatch.domain.memory import MemoryService, PinService, SharingService, TeachingService
+from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.ports import Clock, DeliberationLog
+from nightwatch.domain.pins import PinService
+from nightwatch.domain.ports import Clock
 from nightwatch.domain.proactive import ProactiveService
+from nightwatch.domain.sharing import SharingService
+from nightwatch.domain.teaching import TeachingService
 
 log = logging.getLogger(__name__)
 

@@ -32,12 +32,13 @@ from nightwatch.adapters.slack.views import (
 )
 from nightwatch.adapters.terminal import render_budget
 from nightwatch.domain.deliberation import DeliberationEngine, find_persona, validate_topic
+from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError
 from nightwatch.domain.inputs import shown
 from nightwatch.domain.memory import CATEGORIES, MemoryService, unread_summary, validate_category, validate_query
 from nightwatch.domain.models import Category, Persona
 from nightwatch.domain.personas import PersonaService, project_slug
-from nightwatch.domain.ports import Clock, DeliberationLog
+from nightwatch.domain.ports import Clock
 
 log = logging.getLogger(__name__)
 

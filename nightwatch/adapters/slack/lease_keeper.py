@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 
+from nightwatch.adapters.runtime.ticker import Ticker
 from nightwatch.adapters.slack.threads import Deliberations
-from nightwatch.adapters.ticker import Ticker
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,8 @@ from nightwatch.adapters.slack.threads import ChannelDirectory
 from nightwatch.adapters.slack.views import Block, escape, mrkdwn, text_blocks
 from nightwatch.domain.deliberation import find_persona
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory import (
+from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.pins import (
     EVERY_PERSONA,
     PinService,
     PinView,
@@ -27,8 +28,7 @@ from nightwatch.domain.memory import (
     validate_pin_text,
     validate_pin_url,
 )
-from nightwatch.domain.models import PinKind, PinStatus
-from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.pins.models import PinKind, PinStatus
 
 LISTED_MAX = 100  # pins shown in one answer; the rest are counted
 _LINK = re.compile(r"^<?(https?://[^\s|<>]+)(?:\|[^<>]*)?>?$", re.IGNORECASE)  # Slack may send <url> or <url|label>

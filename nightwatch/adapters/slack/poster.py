@@ -19,10 +19,11 @@ from typing import Any
 
 from slack_sdk import WebClient
 
-from nightwatch.adapters.redaction import redact, redact_backstop
+from nightwatch.adapters.secrets.redaction import redact, redact_backstop
 from nightwatch.adapters.slack.sanitize import sanitize, split_for_blocks
 from nightwatch.adapters.slack.views import Block, lesson_note_blocks, mrkdwn
-from nightwatch.domain.models import Persona, ThreadMessage, Verdict
+from nightwatch.domain.deliberation.models import Verdict
+from nightwatch.domain.models import Persona, ThreadMessage
 
 log = logging.getLogger(__name__)
 

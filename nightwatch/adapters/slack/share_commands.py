@@ -15,8 +15,8 @@ from nightwatch.adapters.slack.commands import COMMAND, Handler, Invocation, Rep
 from nightwatch.adapters.slack.threads import ChannelDirectory
 from nightwatch.adapters.slack.views import Block, escape, mrkdwn, text_blocks
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory import ShareView, SharingService, describe
-from nightwatch.domain.models import ShareContent
+from nightwatch.domain.sharing import ShareView, SharingService, describe
+from nightwatch.domain.sharing.models import ShareContent
 
 LISTED_MAX = 200  # shares shown in one answer; the rest are counted
 _CONTENTS = frozenset(content.value for content in ShareContent)

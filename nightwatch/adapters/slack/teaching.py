@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from slack_sdk import WebClient
 
-from nightwatch.adapters.redaction import redact_backstop
+from nightwatch.adapters.secrets.redaction import redact_backstop
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.teaching_views import (
@@ -30,9 +30,9 @@ from nightwatch.adapters.slack.teaching_views import (
 from nightwatch.adapters.slack.threads import ChannelDirectory, thread_link
 from nightwatch.adapters.slack.views import Block, escape, lesson_note_blocks
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError, PermissionDeniedError
-from nightwatch.domain.memory import Intent, Teaching, TeachingService, may_forget
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
+from nightwatch.domain.teaching import Intent, Teaching, TeachingService, may_forget
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from nightwatch.adapters.slack.views import Block, added_by, button, clip, confirm_dialog, context, escape, mrkdwn
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory import TAUGHT, Match
 from nightwatch.domain.models import Lesson, Persona
+from nightwatch.domain.teaching import TAUGHT, Match
 
 TEACH_FORGET = "teach_forget"
 TEACH_KEEP = "teach_keep"

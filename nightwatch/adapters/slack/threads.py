@@ -19,10 +19,11 @@ from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
+from nightwatch.domain.deliberation.models import Deliberation
+from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.errors import InvalidNameError, NightWatchError
-from nightwatch.domain.models import Deliberation
 from nightwatch.domain.personas import project_slug
-from nightwatch.domain.ports import Clock, DeliberationLog
+from nightwatch.domain.ports import Clock
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from nightwatch.domain.deliberation.models import Deliberation
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.memory import CATEGORIES, CLI_AUTHOR
-from nightwatch.domain.models import Deliberation, Lesson, Persona
+from nightwatch.domain.models import Lesson, Persona
 from nightwatch.prompts import Prompt
 
 Block = dict[str, Any]

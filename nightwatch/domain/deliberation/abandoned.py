@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from nightwatch.domain.models import Deliberation, DeliberationStatus
-from nightwatch.domain.ports import DeliberationLog, Liveness
+from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus
+from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
 
 STALE_AFTER = timedelta(minutes=15)
 

@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from nightwatch.domain.deliberation.replies import reply_problem
 from nightwatch.domain.errors import LLMError, LLMOutputError
-from nightwatch.domain.models import ChatMessage, LLMRequest, LLMResponse
+from nightwatch.domain.llm import ChatMessage, LLMRequest, LLMResponse
 from nightwatch.prompts import Prompt
 
 log = logging.getLogger(__name__)

@@ -11,9 +11,9 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+from nightwatch.domain.deliberation.models import Decision, Verdict
 from nightwatch.domain.errors import LLMError, LLMOutputError
-from nightwatch.domain.models import ChatMessage, Decision, LLMRequest, Usage, Verdict
-from nightwatch.domain.ports import LLM
+from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, Usage
 from nightwatch.prompts import Prompt
 
 log = logging.getLogger(__name__)

@@ -11,10 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
+from nightwatch.domain.deliberation.models import RememberedLesson, Verdict
+from nightwatch.domain.deliberation.ports import Poster
 from nightwatch.domain.deliberation.turns import PersonaMemory, RunState
 from nightwatch.domain.errors import StorageError
-from nightwatch.domain.models import Persona, ReflectionContext, RememberedLesson, ThreadMessage, Verdict
-from nightwatch.domain.ports import Poster
+from nightwatch.domain.memory.models import ReflectionContext
+from nightwatch.domain.models import Persona, ThreadMessage
 from nightwatch.prompts import Prompt
 
 log = logging.getLogger(__name__)

@@ -24,9 +24,17 @@ from nightwatch.domain.deliberation.abandoned import Unowned, close_abandoned
 from nightwatch.domain.deliberation.consensus import ClosingPrompt, ConsensusPrompt, decide
 from nightwatch.domain.deliberation.debrief import discussion, note_injected, participants, reflect_all
 from nightwatch.domain.deliberation.inputs import validate_topic
+from nightwatch.domain.deliberation.models import (
+    Decision,
+    Deliberation,
+    DeliberationStatus,
+    RememberedLesson,
+    Turn,
+    Verdict,
+)
 from nightwatch.domain.deliberation.participants import Panel, choose_panel, find_persona
-from nightwatch.domain.deliberation.pinned import NoPins, PersonaPins
 from nightwatch.domain.deliberation.policy import DeliberationPolicy, PolicySource, policy_now
+from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness, Poster
 from nightwatch.domain.deliberation.resume import resumed_state, round_in_progress
 from nightwatch.domain.deliberation.speakers import speakers
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
@@ -41,23 +49,13 @@ from nightwatch.domain.deliberation.turns import (
     conversation,
 )
 from nightwatch.domain.errors import NotFoundError
+from nightwatch.domain.llm import LLM, LLMRequest, Purpose, Usage
 from nightwatch.domain.memory import memory_tool_specs
-from nightwatch.domain.models import (
-    Decision,
-    Deliberation,
-    DeliberationStatus,
-    LLMRequest,
-    Persona,
-    Purpose,
-    ReflectionContext,
-    RememberedLesson,
-    ThreadMessage,
-    Turn,
-    Usage,
-    Verdict,
-)
+from nightwatch.domain.memory.models import ReflectionContext
+from nightwatch.domain.models import Persona, ThreadMessage
 from nightwatch.domain.personas import project_slug
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Liveness, Poster
+from nightwatch.domain.pins import NoPins, PersonaPins
+from nightwatch.domain.ports import Clock
 from nightwatch.domain.soul import PromptBudget, SoulCompiler
 
 __all__ = [

@@ -18,9 +18,11 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from nightwatch.domain.deliberation.models import RememberedLesson
+from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.errors import StorageError
-from nightwatch.domain.models import Discarded, Persona, RememberedLesson, ThreadMessage
-from nightwatch.domain.ports import DeliberationLog
+from nightwatch.domain.memory.models import Discarded
+from nightwatch.domain.models import Persona, ThreadMessage
 
 if TYPE_CHECKING:  # turns.py calls in here
     from nightwatch.domain.deliberation.turns import PersonaMemory, RunState

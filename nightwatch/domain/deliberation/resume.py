@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from nightwatch.domain.deliberation.models import Deliberation, Turn
 from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.policy import DeliberationPolicy
+from nightwatch.domain.deliberation.ports import Poster
 from nightwatch.domain.deliberation.turns import RunState, Scope
-from nightwatch.domain.models import Deliberation, Persona, Turn
-from nightwatch.domain.ports import Poster
+from nightwatch.domain.models import Persona
 
 
 def resumed_state(

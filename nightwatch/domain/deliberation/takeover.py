@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from nightwatch.domain.models import Deliberation
-from nightwatch.domain.ports import DeliberationLog, Liveness
+from nightwatch.domain.deliberation.models import Deliberation
+from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
 
 LEASE_FOR = timedelta(seconds=90)  # plus one renewal period (30 s) to notice: another replica takes over within 2 min
 MAX_TAKEOVERS = 3

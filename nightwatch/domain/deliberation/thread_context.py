@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import ClassVar
 
+from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.errors import LLMError
-from nightwatch.domain.models import ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt, ThreadMessage, Usage
-from nightwatch.domain.ports import LLM, DeliberationLog
+from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt, Usage
+from nightwatch.domain.models import ThreadMessage
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.prompts import Prompt
 

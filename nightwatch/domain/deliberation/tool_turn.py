@@ -17,10 +17,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 
+from nightwatch.domain.deliberation.ports import Poster
 from nightwatch.domain.errors import LLMOutputError, NightWatchError
+from nightwatch.domain.llm import LLM, LLMRequest, LLMResponse, Usage
 from nightwatch.domain.memory import MAX_TOOL_CALLS, MemoryTools, ToolOutcome
-from nightwatch.domain.models import Lesson, LLMRequest, LLMResponse, Persona, Usage
-from nightwatch.domain.ports import LLM, Poster
+from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.tool_use import ToolCall, ToolResult, ToolRound, ToolTrace
 
 log = logging.getLogger(__name__)

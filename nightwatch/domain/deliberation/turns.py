@@ -17,32 +17,21 @@ from typing import ClassVar, Protocol
 
 from nightwatch.domain.deliberation.answers import answer_turn, skip_notice
 from nightwatch.domain.deliberation.extraction import learn_discarded
+from nightwatch.domain.deliberation.models import Deliberation, RememberedLesson, Turn, Verdict
 from nightwatch.domain.deliberation.participants import Panel
-from nightwatch.domain.deliberation.pinned import NoPins, PersonaPins, read_pins
 from nightwatch.domain.deliberation.policy import DeliberationPolicy
+from nightwatch.domain.deliberation.ports import DeliberationLog, Poster
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
 from nightwatch.domain.deliberation.tool_turn import ToolTurn
 from nightwatch.domain.errors import NightWatchError
-from nightwatch.domain.memory import MemoryTools, PinBlock, SharedBlock, ToolMemory
-from nightwatch.domain.models import (
-    ChatMessage,
-    Deliberation,
-    Discarded,
-    Lesson,
-    LLMRequest,
-    MemoryBlock,
-    Persona,
-    Purpose,
-    ReflectionContext,
-    RememberedLesson,
-    SystemPrompt,
-    ThreadMessage,
-    Turn,
-    Usage,
-    Verdict,
-)
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog, Poster
+from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, Purpose, SystemPrompt, Usage
+from nightwatch.domain.memory import MemoryTools, ToolMemory
+from nightwatch.domain.memory.models import Discarded, MemoryBlock, ReflectionContext
+from nightwatch.domain.models import Lesson, Persona, ThreadMessage
+from nightwatch.domain.pins import NoPins, PersonaPins, PinBlock, read_pins
+from nightwatch.domain.ports import Clock
+from nightwatch.domain.sharing import SharedBlock
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.prompts import Prompt
 

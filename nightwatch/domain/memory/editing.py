@@ -11,8 +11,8 @@ from dataclasses import replace
 
 from nightwatch.domain.errors import NotFoundError
 from nightwatch.domain.memory.cache import DocumentCache
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.models import Lesson, Persona
-from nightwatch.domain.ports import MemoryStore
 
 
 def forget(store: MemoryStore, cache: DocumentCache, persona: Persona, project: str, wanted: str) -> Lesson:

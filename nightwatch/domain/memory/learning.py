@@ -15,13 +15,15 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from nightwatch.domain.errors import LLMError
+from nightwatch.domain.llm import LLM, Purpose
 from nightwatch.domain.memory.answers import OVERVIEW_MAX, Candidate, parse_candidates
 from nightwatch.domain.memory.format import header_part
 from nightwatch.domain.memory.junk import junk_reason
+from nightwatch.domain.memory.models import Discarded, ReflectionContext
 from nightwatch.domain.memory.recording import Entry, Recorded
 from nightwatch.domain.memory.reflection import CATEGORY_GUIDE, Flavour, ReflectionPrompt, ask, flavour_for
-from nightwatch.domain.models import Discarded, Lesson, Persona, Purpose, ReflectionContext, ThreadMessage
-from nightwatch.domain.ports import LLM, Clock
+from nightwatch.domain.models import Lesson, Persona, ThreadMessage
+from nightwatch.domain.ports import Clock
 from nightwatch.domain.quoting import as_data
 from nightwatch.prompts import Prompt
 

@@ -17,9 +17,11 @@ from dataclasses import dataclass
 
 from nightwatch.domain.errors import LessonsPendingError, StorageError
 from nightwatch.domain.memory.answers import Candidate
+from nightwatch.domain.memory.models import PendingLesson
+from nightwatch.domain.memory.ports import PendingLessons
 from nightwatch.domain.memory.recording import Entry
-from nightwatch.domain.models import PendingLesson, Persona
-from nightwatch.domain.ports import Clock, PendingLessons
+from nightwatch.domain.models import Persona
+from nightwatch.domain.ports import Clock
 
 log = logging.getLogger(__name__)
 

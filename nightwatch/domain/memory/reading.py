@@ -19,9 +19,9 @@ from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.derive import derive
 from nightwatch.domain.memory.indexed import IndexedLessons
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.read_index import ReadIndex, text_digest
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.ports import MemoryStore
 from nightwatch.domain.recall import Recall
 
 log = logging.getLogger(__name__)

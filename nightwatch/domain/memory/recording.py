@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
 from nightwatch.domain.errors import LLMError
+from nightwatch.domain.llm import LLM, Purpose
 from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.curation import (
     Curation,
@@ -27,8 +28,7 @@ from nightwatch.domain.memory.curation import (
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
 from nightwatch.domain.memory.junk import copies_several
 from nightwatch.domain.memory.reflection import ask
-from nightwatch.domain.models import Lesson, Persona, Purpose
-from nightwatch.domain.ports import LLM
+from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.vectors import VectorTable, vector_key
 
 log = logging.getLogger(__name__)

@@ -10,18 +10,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
 from nightwatch.domain.memory.answers import OVERVIEW_MAX
 from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS
-from nightwatch.domain.models import (
-    ChatMessage,
-    LLMRequest,
-    Persona,
-    PromptBlock,
-    Purpose,
-    ReflectionContext,
-    SystemPrompt,
-)
-from nightwatch.domain.ports import LLM
+from nightwatch.domain.memory.models import ReflectionContext
+from nightwatch.domain.models import Persona
 from nightwatch.domain.quoting import as_data
 from nightwatch.prompts import Prompt
 

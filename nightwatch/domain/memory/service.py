@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nightwatch.domain.errors import InvalidInputError, NightWatchError
+from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
 from nightwatch.domain.memory.block import MemoryBlockPrompt
@@ -34,25 +35,24 @@ from nightwatch.domain.memory.inputs import (
 )
 from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.learning import Learner
+from nightwatch.domain.memory.models import (
+    CompactionResult,
+    Discarded,
+    MemoryBlock,
+    PendingLesson,
+    ReflectionContext,
+    UnreadLine,
+)
 from nightwatch.domain.memory.pending import KeptLessons, Retried
+from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.memory.reading import MemoryReader
 from nightwatch.domain.memory.recording import Entry, Recorded
 from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.memory.vectors import MemoryVectors
 from nightwatch.domain.memory.writing import LessonWriter
-from nightwatch.domain.models import (
-    Category,
-    CompactionResult,
-    Discarded,
-    Lesson,
-    MemoryBlock,
-    PendingLesson,
-    Persona,
-    ReflectionContext,
-    UnreadLine,
-)
+from nightwatch.domain.models import Category, Lesson, Persona
 from nightwatch.domain.personas import check_slug
-from nightwatch.domain.ports import LLM, Clock, MemoryStore, PendingLessons
+from nightwatch.domain.ports import Clock
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.recall import Recall, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens

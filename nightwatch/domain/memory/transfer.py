@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 
 from nightwatch.domain.memory.document import Line, MemoryDocument, Section
 from nightwatch.domain.memory.format import parse
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import check_slug
-from nightwatch.domain.ports import MemoryStore
 
 
 @dataclass(frozen=True)

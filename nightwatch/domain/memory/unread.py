@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from nightwatch.domain.memory.format import MemoryDocument, bullet_text
-from nightwatch.domain.models import UnreadLine
+from nightwatch.domain.memory.models import UnreadLine
 
 _WHOLE_COMMENT = re.compile(r"<!--.*-->")
 _RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}")  # a markdown horizontal rule: ---, ***, _ _ _

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.memory.backfill import Backfill
 from nightwatch.domain.memory.cache import Snapshot
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.ports import MemoryStore
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.vectors import LessonVectors, VectorTable, vector_key
 

@@ -9,14 +9,16 @@ from __future__ import annotations
 import logging
 
 from nightwatch.domain.errors import StorageError
+from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.cache import DocumentCache
 from nightwatch.domain.memory.format import new_document
+from nightwatch.domain.memory.models import PendingLesson
 from nightwatch.domain.memory.pending import KeptLessons, Retried, Write
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
 from nightwatch.domain.memory.vectors import MemoryVectors
-from nightwatch.domain.models import PendingLesson, Persona
-from nightwatch.domain.ports import LLM, MemoryStore
+from nightwatch.domain.models import Persona
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,8 @@ from enum import StrEnum
 from nightwatch.domain.errors import ConflictError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas.codec import persona_to_dict
-from nightwatch.domain.ports import Clock, PersonaRepository
+from nightwatch.domain.personas.ports import PersonaRepository
+from nightwatch.domain.ports import Clock
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,10 @@ from numpy.typing import NDArray
 
 from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.models import Lesson
-from nightwatch.domain.ports import Embedder
 from nightwatch.domain.recall.fusion import RecallWeights, fuse, keyword_part, meaning_part
 from nightwatch.domain.recall.index import LessonIndex
 from nightwatch.domain.recall.keywords import terms, terms_of
+from nightwatch.domain.recall.ports import Embedder
 from nightwatch.domain.recall.prepared import RecallIndex, Signals
 from nightwatch.domain.vectors import LessonVectors, Matrix, unit_rows
 

@@ -15,7 +15,7 @@ from sqlalchemy import Engine, inspect, text
 from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.db.migrate import alembic_config
-from nightwatch.domain.models import Deliberation, DeliberationStatus
+from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus
 from tests.fakes import T0, FakeClock
 
 DEAD = "vm#1/7/1"

@@ -13,9 +13,10 @@ from sqlalchemy import Engine, text
 
 from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
+from nightwatch.domain.deliberation.models import Decision, Deliberation, DeliberationStatus, Turn, Verdict
+from nightwatch.domain.deliberation.ports import RECENT_MAX
 from nightwatch.domain.errors import InvalidInputError, NotFoundError
-from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Turn, Usage, Verdict
-from nightwatch.domain.ports import RECENT_MAX
+from nightwatch.domain.llm import Usage
 from tests.fakes import T0, FakeClock
 
 

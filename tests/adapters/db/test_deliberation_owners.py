@@ -15,7 +15,7 @@ from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
 from nightwatch.adapters.db.migrate import alembic_config
 from nightwatch.domain.deliberation.abandoned import close_abandoned
-from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Verdict
+from nightwatch.domain.deliberation.models import Decision, Deliberation, DeliberationStatus, Verdict
 from tests.fakes import T0, FakeClock, FakeLiveness
 
 

@@ -24,8 +24,9 @@ from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, inspect
 from nightwatch.adapters.db import SqlDeliberationLog, SqlPendingLessons, SqlPersonaRepository, make_engine, upgrade
 from nightwatch.adapters.db.migrate import SchemaChange, alembic_config, head, locked
 from nightwatch.adapters.db.schema import metadata
+from nightwatch.domain.deliberation.models import Deliberation
 from nightwatch.domain.errors import StorageError
-from nightwatch.domain.models import Deliberation, PendingLesson
+from nightwatch.domain.memory.models import PendingLesson
 from tests.adapters.db.databases import empty_database, load_release, schema_differences, table_rows
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -14,7 +14,7 @@ from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.migrate import alembic_config
 from nightwatch.adapters.db.pending_lessons import SqlPendingLessons
 from nightwatch.domain.errors import StorageError
-from nightwatch.domain.models import PendingLesson
+from nightwatch.domain.memory.models import PendingLesson
 from tests.fakes import T0
 
 LINK = "https://example.slack.com/archives/C1/p1700000000"

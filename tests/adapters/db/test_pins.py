@@ -12,9 +12,10 @@ from sqlalchemy import Engine, text, update
 from nightwatch.adapters.db import SqlPersonaRepository, SqlPinRepository
 from nightwatch.adapters.db.schema import pins as pins_table
 from nightwatch.domain.errors import NotFoundError, StorageError
-from nightwatch.domain.memory import snapshot_hash
-from nightwatch.domain.memory.pin_inputs import pin_key
-from nightwatch.domain.models import Persona, Pin, PinKind, PinStatus
+from nightwatch.domain.models import Persona
+from nightwatch.domain.pins import snapshot_hash
+from nightwatch.domain.pins.inputs import pin_key
+from nightwatch.domain.pins.models import Pin, PinKind, PinStatus
 from tests.fakes import T0
 
 SECRET = "xoxb-1234567890-abcdefghijklmnop"

@@ -13,12 +13,13 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError
 
 from nightwatch.adapters.db import SqlPersonaRepository, SqlShareRepository
-from nightwatch.adapters.memory_db import DatabaseMemoryStore
-from nightwatch.adapters.persona_transactions import SqlPersonaTransactions
+from nightwatch.adapters.db.memory import DatabaseMemoryStore
+from nightwatch.adapters.db.persona_transactions import SqlPersonaTransactions
 from nightwatch.domain.errors import NightWatchError, NotFoundError, StorageError
-from nightwatch.domain.models import Persona, Share, ShareContent
+from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
-from tests.adapters.test_persona_transactions import refuse
+from nightwatch.domain.sharing.models import Share, ShareContent
+from tests.adapters.db.test_persona_transactions import refuse
 from tests.fakes import T0, FakeClock
 
 LESSONS, PINS, ALL = ShareContent.LESSONS, ShareContent.PINS, ShareContent.ALL

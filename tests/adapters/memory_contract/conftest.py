@@ -16,9 +16,9 @@ import pytest
 from sqlalchemy import Engine
 
 from nightwatch.adapters.db import make_engine
-from nightwatch.adapters.memory_db import DatabaseMemoryStore
-from nightwatch.adapters.memory_files import FileMemoryStore
-from nightwatch.domain.ports import MemoryStore
+from nightwatch.adapters.db.memory import DatabaseMemoryStore
+from nightwatch.adapters.files.store import FileMemoryStore
+from nightwatch.domain.memory.ports import MemoryStore
 from tests.adapters.db.conftest import postgres_engine, sqlite_engine
 
 __all__ = ["Stores", "postgres_engine", "sqlite_engine"]

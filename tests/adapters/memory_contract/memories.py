@@ -1,7 +1,7 @@
 """What the contract tests share: a deterministic encoder, a backfill run by hand, and a memory service on a store.
 
 The encoder hashes each word onto 16 axes, so texts that share words are close and no model is needed; the real
-encoder has its own tests (tests/adapters/test_embeddings.py).
+encoder has its own tests (tests/adapters/encoder/test_embeddings.py).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.models import Persona
-from nightwatch.domain.ports import Embedder, MemoryStore
 from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.ports import Embedder
 from nightwatch.domain.vectors import VectorTable
 from tests.fakes import FakeClock, ScriptedLLM
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from nightwatch.domain.errors import InvalidNameError
-from nightwatch.domain.ports import MemoryStore
+from nightwatch.domain.memory.ports import MemoryStore
 from tests.adapters.memory_contract.conftest import Stores
-from tests.adapters.secret_corpus import ALNUM, UPPER_DIGITS, fake
+from tests.adapters.secrets.secret_corpus import ALNUM, UPPER_DIGITS, fake
 
 HOSTILE = ["../../etc", "..", ".", "/abs/path", "a\x00b", "x" * 10_000, "mаya", "Maya", "a/b", "", " ", "-a", "a--b"]
 GITHUB = f"ghp_{fake(ALNUM, 36)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import PurePosixPath
 
-from nightwatch.domain.ports import FolderMove, MemoryStore
+from nightwatch.domain.memory.ports import FolderMove, MemoryStore
 from tests.adapters.memory_contract.memories import table
 
 NOW = datetime(2026, 11, 21, 9, 30, 5, tzinfo=UTC)

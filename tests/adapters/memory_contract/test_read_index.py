@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nightwatch.domain.ports import MemoryStore
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.recall import Scored
 from tests.adapters.memory_contract.conftest import Stores
 from tests.adapters.memory_contract.memories import DEV, WordHashEmbedder, service

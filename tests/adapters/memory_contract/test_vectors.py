@@ -7,9 +7,9 @@ import threading
 import numpy as np
 import pytest
 
+from nightwatch.domain.llm import Purpose
 from nightwatch.domain.memory import MemoryPolicy
-from nightwatch.domain.models import Purpose
-from nightwatch.domain.ports import MemoryStore
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.vectors import VectorTable, vector_key
 from tests.adapters.memory_contract.conftest import Stores
 from tests.adapters.memory_contract.memories import DEV, NOW, ManualBackfill, WordHashEmbedder, service, table

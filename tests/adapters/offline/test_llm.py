@@ -19,26 +19,15 @@ from nightwatch.domain.deliberation.engine import (
     DeliberationRequest,
     DeliberationResult,
 )
-from nightwatch.domain.memory import Intent, Teaching, TeachingService
+from nightwatch.domain.deliberation.models import Decision
+from nightwatch.domain.llm import ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
 from nightwatch.domain.memory.learning import ExtractionPrompt
+from nightwatch.domain.memory.models import MemoryBlock
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
-from nightwatch.domain.models import (
-    ChatMessage,
-    Decision,
-    Lesson,
-    LLMRequest,
-    MemoryBlock,
-    Persona,
-    PromptBlock,
-    Purpose,
-    Skill,
-    Soul,
-    Style,
-    SystemPrompt,
-    ThreadMessage,
-)
+from nightwatch.domain.models import Lesson, Persona, Skill, Soul, Style, ThreadMessage
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
+from nightwatch.domain.teaching import Intent, Teaching, TeachingService
 from tests.fakes import (
     T0,
     FakeClock,

@@ -10,8 +10,9 @@ from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.offline.recall import asks_about_the_past, recall_query
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.domain.deliberation.tool_turn import ToolTurn
+from nightwatch.domain.llm import ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
 from nightwatch.domain.memory import RECALL_TOOL, MemoryPolicy, MemoryService, MemoryTools, memory_tool_specs
-from nightwatch.domain.models import ChatMessage, LLMRequest, Persona, PromptBlock, Purpose, SystemPrompt
+from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, RecordingPoster, ScriptedLLM
 

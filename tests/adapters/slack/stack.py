@@ -21,11 +21,14 @@ from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation.engine import DeliberationEngine
-from nightwatch.domain.memory import PinService, SharingService, TeachingService
+from nightwatch.domain.deliberation.ports import DeliberationLog
+from nightwatch.domain.llm import LLM, LLMRequest, LLMResponse
 from nightwatch.domain.memory.service import MemoryService
-from nightwatch.domain.models import LLMRequest, LLMResponse
 from nightwatch.domain.personas.service import PersonaService
-from nightwatch.domain.ports import LLM, Clock, DeliberationLog
+from nightwatch.domain.pins import PinService
+from nightwatch.domain.ports import Clock
+from nightwatch.domain.sharing import SharingService
+from nightwatch.domain.teaching import TeachingService
 from nightwatch.startup import start
 from nightwatch.wiring import build_injector
 from tests import payloads

@@ -9,8 +9,8 @@ import pytest
 from injector import Module, provider, singleton
 
 from nightwatch.adapters.slack.commands import UNEXPECTED
-from nightwatch.domain.models import Deliberation
-from nightwatch.domain.ports import DeliberationLog
+from nightwatch.domain.deliberation.models import Deliberation
+from nightwatch.domain.deliberation.ports import DeliberationLog
 from tests.adapters.slack.stack import ADMIN, Stack, running_stack
 from tests.fake_slack import FakeSlack
 from tests.fake_slack_rules import check_content

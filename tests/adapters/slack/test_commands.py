@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from nightwatch.adapters import embeddings
+from nightwatch.adapters.encoder import embeddings
 from tests import payloads
 from tests.adapters.slack.stack import ADMIN, Stack
 from tests.fake_slack import FakeSlack

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from nightwatch.adapters.slack.inbound import redact_payload
-from nightwatch.domain.models import LLMRequest
+from nightwatch.domain.llm import LLMRequest
 from tests import payloads
-from tests.adapters.secret_corpus import ALNUM, UPPER_DIGITS, digits, fake
+from tests.adapters.secrets.secret_corpus import ALNUM, UPPER_DIGITS, digits, fake
 from tests.adapters.slack.stack import ADMIN, GatedLLM, Stack, running_stack
 from tests.fake_slack import FakeSlack
 

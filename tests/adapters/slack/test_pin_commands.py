@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nightwatch.domain.models import PinKind, PinStatus
-from nightwatch.domain.ports import PinRepository
+from nightwatch.domain.pins.models import PinKind, PinStatus
+from nightwatch.domain.pins.ports import PinRepository
 from tests.adapters.slack.stack import ADMIN, Stack, running_stack
 from tests.fake_slack import FakeSlack
 from tests.page_server import PageServer

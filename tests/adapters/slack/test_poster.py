@@ -6,7 +6,8 @@ from slack_sdk import WebClient
 
 from nightwatch.adapters.slack.app import retry_handlers
 from nightwatch.adapters.slack.poster import SlackPoster, persona_identity, shortcode
-from nightwatch.domain.models import Decision, Persona, Verdict
+from nightwatch.domain.deliberation.models import Decision, Verdict
+from nightwatch.domain.models import Persona
 from tests.fake_slack import FakeSlack
 
 CARLOS = Persona(name="Carlos", slug="carlos", role="Tech Lead", avatar="🏗️")

@@ -10,8 +10,9 @@ import pytest
 from nightwatch.adapters.slack.teaching_views import TeachTarget
 from nightwatch.adapters.slack.threads import thread_link
 from nightwatch.adapters.slack.views import ForgetTarget
-from nightwatch.domain.memory import TAUGHT
-from nightwatch.domain.models import Deliberation, Lesson, Turn
+from nightwatch.domain.deliberation.models import Deliberation, Turn
+from nightwatch.domain.models import Lesson
+from nightwatch.domain.teaching import TAUGHT
 from tests import payloads
 from tests.adapters.slack.stack import ADMIN, Stack
 from tests.fake_slack import FakeSlack

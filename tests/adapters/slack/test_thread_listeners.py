@@ -9,7 +9,7 @@ from typing import Any
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.domain.deliberation.engine import DeliberationEngine
-from nightwatch.domain.models import LLMRequest, Purpose
+from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.ports import Clock
 from tests import payloads
 from tests.adapters.slack.stack import GatedLLM, Stack, running_stack

@@ -8,16 +8,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy, DeliberationRequest
-from nightwatch.domain.models import (
-    Discarded,
-    Lesson,
-    LLMRequest,
-    MemoryBlock,
-    Persona,
-    Purpose,
-    ReflectionContext,
-    Soul,
-)
+from nightwatch.domain.llm import LLMRequest, Purpose
+from nightwatch.domain.memory.models import Discarded, MemoryBlock, ReflectionContext
+from nightwatch.domain.models import Lesson, Persona, Soul
 from nightwatch.domain.recall import Scored, ScoreParts
 from nightwatch.domain.soul import SoulCompiler
 from tests.fakes import T0, FakeClock, FakeLiveness, InMemoryDeliberationLog, InMemoryPersonaRepository, ScriptedLLM

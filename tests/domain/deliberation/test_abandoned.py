@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 from nightwatch.domain.deliberation import STALE_AFTER
 from nightwatch.domain.deliberation.abandoned import abandoned, close_abandoned
-from nightwatch.domain.models import Decision, Deliberation, DeliberationStatus, Turn, Verdict
+from nightwatch.domain.deliberation.models import Decision, Deliberation, DeliberationStatus, Turn, Verdict
 from tests.fakes import T0, FakeLiveness, InMemoryDeliberationLog
 
 

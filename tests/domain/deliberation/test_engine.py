@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.deliberation.engine import DeliberationPolicy
+from nightwatch.domain.deliberation.models import Decision, DeliberationStatus
 from nightwatch.domain.errors import LessonsPendingError, LLMUnavailableError, NotFoundError, StorageError
-from nightwatch.domain.models import Decision, DeliberationStatus, Purpose, ThreadMessage, Usage
+from nightwatch.domain.llm import Purpose, Usage
+from nightwatch.domain.models import ThreadMessage
 from tests.domain.deliberation.cast import (
     CARLOS,
     INES,
@@ -506,7 +508,7 @@ def test_a_deliberation_is_stored_with_this_process_as_its_owner() -> None:
 def test_close_abandoned_closes_only_running_deliberations_whose_owner_is_gone() -> None:
     s = stage(policy=DeliberationPolicy(max_rounds=1))
     done = s.engine.run(ask("Dev: merge?"), RecordingPoster()).deliberation
-    from nightwatch.domain.models import Deliberation
+    from nightwatch.domain.deliberation.models import Deliberation
 
     stuck = s.log.start(Deliberation("Left running", "night-watch", "C1:2", started_at=s.clock.now(), owner="gone/7/1"))
     live = s.log.start(Deliberation("Still going", "night-watch", "C1:3", started_at=s.clock.now(), owner="there/8/1"))
@@ -571,7 +573,7 @@ def test_context_budget_uses_the_projects_latest_deliberation() -> None:
 
 
 def test_close_abandoned_closes_a_deliberation_silent_for_too_long_but_not_a_live_one() -> None:
-    from nightwatch.domain.models import Deliberation
+    from nightwatch.domain.deliberation.models import Deliberation
 
     s = stage(policy=DeliberationPolicy(max_rounds=1))
     old = s.log.start(Deliberation("Cut off", "night-watch", "C1:1", started_at=s.clock.now(), owner="far/1/1"))

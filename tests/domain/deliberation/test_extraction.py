@@ -8,8 +8,10 @@ from dataclasses import replace
 import pytest
 
 from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy
+from nightwatch.domain.deliberation.models import DeliberationStatus
 from nightwatch.domain.errors import LessonsPendingError
-from nightwatch.domain.models import DeliberationStatus, Purpose, ThreadMessage
+from nightwatch.domain.llm import Purpose
+from nightwatch.domain.models import ThreadMessage
 from nightwatch.domain.soul import SoulCompiler
 from tests.domain.deliberation.cast import TEAM, FakeMemory, Voices, ask, stage, verdict_json
 from tests.fakes import FakeLiveness, InMemoryPersonaRepository, RecordingPoster, ScriptedLLM

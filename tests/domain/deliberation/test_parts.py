@@ -12,20 +12,14 @@ from nightwatch.domain.deliberation.consensus import (
     parse_verdict,
 )
 from nightwatch.domain.deliberation.debrief import DiscussionPrompt
+from nightwatch.domain.deliberation.models import Decision
 from nightwatch.domain.deliberation.participants import choose_lead, choose_panel, named_in, ranked, relevance
 from nightwatch.domain.deliberation.replies import Dropped, cap_length, is_skip, near_duplicate, shape_reply
 from nightwatch.domain.deliberation.thread_context import SummaryPrompt, ThreadPrompt, clip_message, window_start
 from nightwatch.domain.deliberation.turns import InteractionPrompt, TurnPrompt
 from nightwatch.domain.errors import LLMOutputError, NotFoundError
-from nightwatch.domain.models import (
-    ChatMessage,
-    Decision,
-    LLMRequest,
-    PromptBlock,
-    Purpose,
-    SystemPrompt,
-    ThreadMessage,
-)
+from nightwatch.domain.llm import ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
+from nightwatch.domain.models import ThreadMessage
 from nightwatch.prompts import Prompt
 from tests.domain.deliberation.cast import CARLOS, DEV, INES, MAYA, PRIYA, TEAM, persona, verdict_json
 from tests.fakes import ScriptedLLM

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, SharingService
-from nightwatch.domain.models import LLMRequest, Purpose
+from nightwatch.domain.llm import LLMRequest, Purpose
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.recall import Recall
+from nightwatch.domain.sharing import SharingService
 from nightwatch.domain.soul import SoulCompiler
 from tests.domain.deliberation.cast import TEAM, Voices, ask, verdict_json
 from tests.fakes import (

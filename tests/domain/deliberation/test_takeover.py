@@ -15,8 +15,9 @@ import pytest
 
 from nightwatch.domain.deliberation.abandoned import close_abandoned
 from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy
+from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus
 from nightwatch.domain.deliberation.takeover import LEASE_FOR, MAX_TAKEOVERS
-from nightwatch.domain.models import Deliberation, DeliberationStatus, Purpose
+from nightwatch.domain.llm import Purpose
 from nightwatch.domain.soul import SoulCompiler
 from tests.domain.deliberation.cast import TEAM, FakeMemory, Voices, ask, stage, verdict_json
 from tests.fakes import FakeLiveness, InMemoryPersonaRepository, RecordingPoster, ScriptedLLM

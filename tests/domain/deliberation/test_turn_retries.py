@@ -6,18 +6,11 @@ import pytest
 
 from nightwatch.domain.deliberation.answers import TurnRetryPrompt, answer_turn, call_problem
 from nightwatch.domain.deliberation.engine import DeliberationPolicy
+from nightwatch.domain.deliberation.models import DeliberationStatus
 from nightwatch.domain.deliberation.replies import labelled_speakers, reply_problem
 from nightwatch.domain.errors import LLMOutputError, LLMUnavailableError
+from nightwatch.domain.llm import ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt, Usage
 from nightwatch.domain.memory import REMEMBER_TOOL
-from nightwatch.domain.models import (
-    ChatMessage,
-    DeliberationStatus,
-    LLMRequest,
-    PromptBlock,
-    Purpose,
-    SystemPrompt,
-    Usage,
-)
 from tests.domain.deliberation.cast import ask, stage
 from tests.fakes import RecordingPoster, ScriptedLLM, calling
 

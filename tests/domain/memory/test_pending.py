@@ -9,12 +9,14 @@ from datetime import date
 import pytest
 
 from nightwatch.domain.errors import LessonsPendingError, StorageError
+from nightwatch.domain.llm import Purpose
+from nightwatch.domain.memory.models import ReflectionContext
 from nightwatch.domain.memory.pending import orphans
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
-from nightwatch.domain.models import Persona, Purpose, ReflectionContext
+from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.vectors import VectorTable
-from tests.adapters.test_memory_vectors import WordHashEmbedder
+from tests.adapters.files.test_vectors import WordHashEmbedder
 from tests.fakes import FakeClock, InMemoryMemoryStore, InMemoryPendingLessons, ScriptedLLM
 
 MAYA = Persona(name="Maya", slug="maya", role="Security reviewer")

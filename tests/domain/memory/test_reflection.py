@@ -7,6 +7,7 @@ import pytest
 from nightwatch.domain.memory.answers import cap_length, parse_lessons
 from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.curation import CurationPrompt
+from nightwatch.domain.memory.models import ReflectionContext
 from nightwatch.domain.memory.reflection import (
     CompactionItem,
     CompactionPrompt,
@@ -14,7 +15,7 @@ from nightwatch.domain.memory.reflection import (
     ReflectionPrompt,
     flavour_for,
 )
-from nightwatch.domain.models import Persona, ReflectionContext
+from nightwatch.domain.models import Persona
 
 CONTEXT = ReflectionContext(
     kind="pr_review",

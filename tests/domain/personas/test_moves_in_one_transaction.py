@@ -1,7 +1,7 @@
 """PersonaService with memory in the persona's own database: a rename or delete is one transaction (fakes).
 
 The persona row, its memory and its kept lessons change together; when any step fails, the memory move included,
-none of them has changed. The real transaction on SQLite and PostgreSQL: tests/adapters/test_persona_transactions.py.
+none of them has changed. The real transaction on SQLite and PostgreSQL: tests/adapters/db/test_persona_transactions.py.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from pathlib import PurePosixPath
 import pytest
 
 from nightwatch.domain.errors import ConflictError, StorageError
-from nightwatch.domain.models import PendingLesson, Persona
+from nightwatch.domain.memory.models import PendingLesson
+from nightwatch.domain.memory.ports import FolderMove
+from nightwatch.domain.models import Persona
 from nightwatch.domain.personas.service import PersonaDraft, PersonaService
-from nightwatch.domain.ports import FolderMove
 from tests.fakes import (
     T0,
     FakeClock,

@@ -15,9 +15,10 @@ from nightwatch.domain.errors import (
     NotFoundError,
     StorageError,
 )
-from nightwatch.domain.models import PendingLesson, Persona, Skill, Soul, Style
+from nightwatch.domain.memory.models import PendingLesson
+from nightwatch.domain.memory.ports import FolderMove
+from nightwatch.domain.models import Persona, Skill, Soul, Style
 from nightwatch.domain.personas.service import PersonaDraft, PersonaOutcome, PersonaService
-from nightwatch.domain.ports import FolderMove
 from tests.fakes import T0, FakeClock, InMemoryMemoryStore, InMemoryPendingLessons, InMemoryPersonaRepository
 
 LESSON = "# Maya · night-watch\n\n## 2026-11-20 · pr_review\n- Webhook signatures need constant-time compares.\n"

@@ -9,7 +9,7 @@ import pytest
 
 from bench import retrieval, write_path
 from bench.vectors import CachedEncoder
-from nightwatch.adapters import embeddings
+from nightwatch.adapters.encoder import embeddings
 
 pytestmark = pytest.mark.skipif(not embeddings.available(), reason="the all-MiniLM-L6-v2 package is not installed")
 

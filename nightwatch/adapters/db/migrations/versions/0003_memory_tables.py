@@ -2,7 +2,7 @@
 
 `memory_documents` holds what the files store keeps in `main.md` (and `main.md.prev` as `previous`), with a version
 bumped by every write; `owner` is the persona's slug, or `.archived/<slug>-<UTC timestamp>` once it is deleted.
-`memory_vectors` holds the lesson vectors up to 512 to a row (adapters/vector_segments.py), deleted with their
+`memory_vectors` holds the lesson vectors up to 512 to a row (adapters/db/vector_segments.py), deleted with their
 memory. Used when NIGHTWATCH_MEMORY_STORE=database (the default on PostgreSQL).
 
 Revision ID: 0003

@@ -1,0 +1,300 @@
+"""Memory in the database: each persona's memory of each project as one row of markdown, shared by every replica.
+
+The row holds the text a file store keeps in `main.md` (so every rule of the domain applies unchanged), a version
+(one more per write), the text the last compaction replaced (`main.md.prev`) and, in `memory_vectors`, each
+lesson's vector (vector_segments.py). A write locks its row: `SELECT ... FOR UPDATE` on PostgreSQL, the write
+transaction itself on SQLite (BEGIN IMMEDIATE, see db/transactions.py), and applies its change to the text it finds
+under the lock, so concurrent writers on any machine lose nothing; the first write of a document inserts its row
+with INSERT ... ON CONFLICT DO NOTHING and then locks it, so two first writers cannot race either. A transaction
+commits whole or not at all: a process killed mid-write leaves the old version. A rename moves a persona's rows to
+its new slug and a delete moves them to `.archived/<slug>-<UTC timestamp>`, the names a file store gives the
+folders under agents/; built on a Connection (persona_transactions.py) the store does that inside the persona's
+own transaction. Each new or changed line is redacted before it is written, as the file store does. A read is one
+SELECT on the (owner, project) index that sends the text back only when the row or its version changed since this
+store last read it, so each turn's read of a large, unchanged memory stays cheap.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import PurePosixPath
+
+from sqlalchemy import Connection, Engine, and_, case, exists, false, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from nightwatch.adapters.db import vector_segments
+from nightwatch.adapters.db.schema import memory_documents
+from nightwatch.adapters.db.transactions import Bind, database_errors, transaction
+from nightwatch.adapters.secrets.redaction import redact_new_lines
+from nightwatch.domain.arrays import Arrays
+from nightwatch.domain.errors import StorageError
+from nightwatch.domain.memory.ports import FolderMove
+from nightwatch.domain.personas import check_slug
+from nightwatch.domain.vectors import VectorTable
+
+__all__ = ["DatabaseMemoryStore"]
+
+AGENTS = PurePosixPath("agents")
+ARCHIVED = ".archived"
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_ARCHIVE_NAME = re.compile(rf"{_SLUG.pattern}-\d{{8}}T\d{{6}}Z(?:-\d+)?")
+
+documents = memory_documents
+
+
+class DatabaseMemoryStore:
+    """The MemoryStore port on the `memory_documents` and `memory_vectors` tables."""
+
+    def __init__(self, bind: Bind) -> None:
+        self._bind = bind  # an Engine, or a Connection whose transaction every call joins
+        self._known = _KnownTexts()
+
+    # --- text ---------------------------------------------------------------------------------------------------
+
+    def read(self, persona_slug: str, project_slug: str) -> str:
+        """The document's text, or '' when there is none: one SELECT on the (owner, project) index.
+
+        The text comes back only when its row or version differs from the last one this store read: a turn's read
+        of an unchanged 10,000-lesson memory moves a few bytes, not the whole text (on PostgreSQL, not detoasted).
+        """
+        owner, project = check_slug(persona_slug), check_slug(project_slug)
+        known = self._known.get(owner, project)
+        same = and_(documents.c.id == known[0], documents.c.version == known[1]) if known else false()
+        query = select(documents.c.id, documents.c.version, case((same, None), else_=documents.c.text)).where(
+            documents.c.owner == owner, documents.c.project == project
+        )
+        with self._reading("read a memory") as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            return ""
+        if row[2] is None and known is not None:  # the text column is never NULL: NULL means "as you knew it"
+            return known[2]
+        text = str(row[2])
+        if isinstance(self._bind, Engine):  # a joined transaction may yet roll back: remember only committed rows
+            self._known.put(owner, project, (int(row[0]), int(row[1]), text))
+        return text
+
+    def update(self, persona_slug: str, project_slug: str, change: Callable[[str], str]) -> str:
+        """Under the row's lock, read the text, write `change(text)`, return the new text (unchanged: no write)."""
+        owner, project = check_slug(persona_slug), check_slug(project_slug)
+        with self._writing("write a memory") as conn:
+            row = _locked(conn, owner, project)
+            if row is None:
+                if change("") == "":
+                    return ""  # nothing to write: create no row for it
+                row = _locked(conn, owner, project, create=True)
+                assert row is not None
+            old = row.text
+            new = change(old)
+            if new != old:
+                new = redact_new_lines(old, new, "a memory document")
+                _write(conn, row, text=new)
+            return new
+
+    def replace_keeping_previous(self, persona_slug: str, project_slug: str, expected: str, text: str) -> bool:
+        """If the text is still `expected`, keep it as the previous version and write `text`; else write nothing."""
+        owner, project = check_slug(persona_slug), check_slug(project_slug)
+        with self._writing("write a compacted memory") as conn:
+            row = _locked(conn, owner, project)
+            if (row.text if row is not None else "") != expected:
+                return False
+            row = row or _locked(conn, owner, project, create=True)
+            assert row is not None
+            _write(conn, row, text=redact_new_lines(expected, text, "a memory document"), previous=expected)
+            return True
+
+    def rollback(self, persona_slug: str, project_slug: str) -> bool:
+        """Restore the previous version over the text; False when there is none."""
+        owner, project = check_slug(persona_slug), check_slug(project_slug)
+        with self._writing("roll a memory back") as conn:
+            row = _locked(conn, owner, project)
+            if row is None or row.previous is None:
+                return False
+            _write(conn, row, text=row.previous, previous=None)
+            return True
+
+    def projects(self, persona_slug: str) -> list[str]:
+        """Project slugs this persona has a memory of (a row only its vectors or a lock made is not one)."""
+        owner = check_slug(persona_slug)
+        query = (
+            select(documents.c.project)
+            .where(documents.c.owner == owner, documents.c.version > 0)
+            .order_by(documents.c.project)
+        )
+        with self._reading("list a persona's memories") as conn:
+            return [str(project) for project in conn.execute(query).scalars()]
+
+    def location(self, persona_slug: str, project_slug: str) -> str:
+        """The row a person (or `psql`) finds this memory in."""
+        owner, project = check_slug(persona_slug), check_slug(project_slug)
+        return f"the database (memory_documents, owner {owner}, project {project})"
+
+    # --- vectors ------------------------------------------------------------------------------------------------
+
+    def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:
+        """The vectors stored with this memory (empty when there are none)."""
+        owner, project = check_slug(persona_slug), check_slug(project_slug)
+        with self._reading("read a memory's vectors") as conn:
+            return vector_segments.read(conn, owner, project)
+
+    def save_vectors(
+        self, persona_slug: str, project_slug: str, table: VectorTable, *, keep: frozenset[str] | None = None
+    ) -> None:
+        """Under the memory's lock, store the rows of `table` not stored yet; with `keep`, drop every other key."""
+        owner, project = check_slug(persona_slug), check_slug(project_slug)
+        if not len(table) and keep is None:
+            return
+        with self._writing("store a memory's vectors") as conn:
+            row = _locked(conn, owner, project, create=bool(len(table)))
+            if row is not None:
+                vector_segments.save(conn, row.id, table, keep)
+
+    # --- read index ---------------------------------------------------------------------------------------------
+
+    def read_index(self, persona_slug: str, project_slug: str) -> Arrays:
+        """Always empty: the database keeps no read index (a process's first read derives it from the text)."""
+        return {}
+
+    def save_index(self, persona_slug: str, project_slug: str, arrays: Callable[[], Arrays]) -> None:
+        """Keeps nothing, and so never builds the arrays."""
+
+    # --- moves --------------------------------------------------------------------------------------------------
+
+    def migrate(self, old_slug: str, new_slug: str, now: datetime) -> FolderMove:
+        """Give agents/<old>'s rows to <new>; rows <new> already had are set aside into the archive first."""
+        old, new = check_slug(old_slug), check_slug(new_slug)
+        if old == new:
+            return FolderMove(moved=False)
+        with self._writing("move a renamed persona's memory") as conn:
+            if not _owns(conn, old):
+                return FolderMove(moved=False)
+            set_aside = None
+            if _owns(conn, new):
+                set_aside = _free_archive_name(conn, new, now)
+                _give(conn, new, set_aside)
+            _give(conn, old, new)
+        return FolderMove(True, AGENTS / old, AGENTS / new, AGENTS / set_aside if set_aside else None)
+
+    def archive(self, slug: str, now: datetime) -> FolderMove:
+        """Move agents/<slug>'s rows to agents/.archived/<slug>-<UTC timestamp>; no rows is a no-op."""
+        owner = check_slug(slug)
+        with self._writing("archive a deleted persona's memory") as conn:
+            if not _owns(conn, owner):
+                return FolderMove(moved=False)
+            name = _free_archive_name(conn, owner, now)
+            _give(conn, owner, name)
+        return FolderMove(True, AGENTS / owner, AGENTS / name)
+
+    def restore(self, move: FolderMove) -> None:
+        """Undo a migrate or archive: the rows go back, then any that were set aside return."""
+        if not move.moved or move.source is None or move.target is None:
+            return
+        source, target = _owner(move.source), _owner(move.target)
+        set_aside = _owner(move.set_aside) if move.set_aside is not None else None
+        with self._writing("move memory back") as conn:
+            _give(conn, target, source)
+            if set_aside is not None:
+                _give(conn, set_aside, target)
+
+    # --- transactions -------------------------------------------------------------------------------------------
+
+    @contextmanager
+    def _reading(self, doing: str) -> Iterator[Connection]:
+        with database_errors(doing):
+            if isinstance(self._bind, Connection):
+                yield self._bind
+            else:
+                with self._bind.connect() as conn:
+                    yield conn
+
+    @contextmanager
+    def _writing(self, doing: str) -> Iterator[Connection]:
+        with database_errors(doing), transaction(self._bind, write=True) as conn:
+            yield conn
+
+
+class _KnownTexts:
+    """The text last read of each document, with its row id and version (a row's version grows with every write)."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._texts: dict[tuple[str, str], tuple[int, int, str]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, owner: str, project: str) -> tuple[int, int, str] | None:
+        with self._lock:
+            return self._texts.get((owner, project))
+
+    def put(self, owner: str, project: str, known: tuple[int, int, str]) -> None:
+        with self._lock:
+            self._texts.pop((owner, project), None)
+            if len(self._texts) >= self._size:
+                self._texts.pop(next(iter(self._texts)))
+            self._texts[(owner, project)] = known
+
+
+@dataclass(frozen=True)
+class _Locked:
+    """A document row this transaction holds the lock of."""
+
+    id: int
+    text: str
+    version: int
+    previous: str | None
+
+
+def _locked(conn: Connection, owner: str, project: str, *, create: bool = False) -> _Locked | None:
+    """The document's row, locked until the transaction ends; with `create`, inserted first when missing."""
+    query = (
+        select(documents.c.id, documents.c.text, documents.c.version, documents.c.previous)
+        .where(documents.c.owner == owner, documents.c.project == project)
+        .with_for_update()
+    )
+    row = conn.execute(query).first()
+    if row is None and create:
+        values = {"owner": owner, "project": project, "text": "", "version": 0, "updated_at": datetime.now(UTC)}
+        insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        conn.execute(insert(documents).values(**values).on_conflict_do_nothing(index_elements=["owner", "project"]))
+        row = conn.execute(query).first()
+    return None if row is None else _Locked(int(row.id), str(row.text), int(row.version), row.previous)
+
+
+def _write(conn: Connection, row: _Locked, *, text: str, **also: str | None) -> None:
+    """Store a new version of a locked row's text (and, when given, its previous version)."""
+    values = {"text": text, "version": row.version + 1, "updated_at": datetime.now(UTC), **also}
+    conn.execute(update(documents).where(documents.c.id == row.id).values(**values))
+
+
+def _owns(conn: Connection, owner: str) -> bool:
+    return bool(conn.execute(select(exists().where(documents.c.owner == owner))).scalar())
+
+
+def _give(conn: Connection, owner: str, to: str) -> None:
+    conn.execute(update(documents).where(documents.c.owner == owner).values(owner=to))
+
+
+def _free_archive_name(conn: Connection, slug: str, now: datetime) -> str:
+    """`.archived/<slug>-<UTC timestamp>`, with -2, -3, ... when that is taken."""
+    base = f"{ARCHIVED}/{slug}-{now.astimezone(UTC):%Y%m%dT%H%M%SZ}"
+    candidate, counter = base, 2
+    while _owns(conn, candidate):
+        candidate, counter = f"{base}-{counter}", counter + 1
+    return candidate
+
+
+def _owner(rel: PurePosixPath) -> str:
+    """The owner a FolderMove path names: agents/<slug> or agents/.archived/<slug>-<timestamp>; nothing else."""
+    parts = rel.parts
+    if len(parts) == 2 and parts[0] == AGENTS.name and _SLUG.fullmatch(parts[1]):
+        return check_slug(parts[1])
+    if len(parts) == 3 and parts[:2] == (AGENTS.name, ARCHIVED) and _ARCHIVE_NAME.fullmatch(parts[2]):
+        return f"{ARCHIVED}/{parts[2]}"
+    raise StorageError(
+        f"Refusing to move {rel}: it names no memory (agents/<slug> or agents/{ARCHIVED}/<slug>-<timestamp>). "
+        "Nothing was moved; report this as a bug."
+    )

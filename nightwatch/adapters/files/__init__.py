@@ -1,0 +1,1 @@
+"""The files MemoryStore: memory documents, read indexes and vectors under NIGHTWATCH_HOME."""

@@ -1,0 +1,241 @@
+"""Memory files on disk: `<root>/agents/<persona>/memories/<project>/main.md`, written atomically under a lock.
+
+Every slug passes `check_slug` and every path is checked part by part (memory_paths.py): a symbolic link below the
+root is refused, never followed, and so is a folder where a file should be, so no path leaves NIGHTWATCH_HOME. Every
+failure is a StorageError that names the file and says what to do. Writes take the folder's lock and replace the
+file atomically (memory_disk.py): a crash leaves either the old file or the new one, never part of one.
+Each new or changed line is redacted before it is written: a backstop, as secrets are redacted where they enter
+(a lesson's id hashes its clean text).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+from nightwatch.adapters.files import index_file, vector_file
+from nightwatch.adapters.files.disk import LOCK, MemoryDisk
+from nightwatch.adapters.files.paths import AGENTS, ARCHIVED, FILE, MEMORIES, Kind, MemoryPaths
+from nightwatch.adapters.secrets.redaction import redact_new_lines
+from nightwatch.domain.arrays import Arrays
+from nightwatch.domain.errors import InvalidNameError, StorageError
+from nightwatch.domain.memory.ports import FolderMove
+from nightwatch.domain.personas import check_slug
+from nightwatch.domain.vectors import VectorTable
+
+__all__ = ["AGENTS", "ARCHIVED", "FILE", "INDEX", "LOCK", "PREVIOUS", "VECTORS", "FileMemoryStore"]
+
+VECTORS = "main.vectors"  # the lessons' vectors, keyed by text (see vector_file.py)
+INDEX = "main.index"  # what a read derives from main.md, made again whenever it does not fit (see index_file.py)
+PREVIOUS = "main.md.prev"
+MOVES_LOCK = ".lock"  # in agents/: serialises folder moves (no slug starts with a dot)
+
+
+class FileMemoryStore:
+    """The MemoryStore port over a folder tree under `root` (NIGHTWATCH_HOME)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._paths = MemoryPaths(self.root)
+        self._disk = MemoryDisk(self._paths)
+
+    # --- files --------------------------------------------------------------------------------------------------
+
+    def read(self, persona_slug: str, project_slug: str) -> str:
+        """The file's text, or '' when there is none."""
+        path = self._file(persona_slug, project_slug)
+        return self._disk.read(path)
+
+    def update(self, persona_slug: str, project_slug: str, change: Callable[[str], str]) -> str:
+        """Under the file's lock, read the text, write `change(text)` atomically, return the new text."""
+        path = self._file(persona_slug, project_slug)
+        if not path.parent.exists() and change("") == "":
+            return ""  # nothing to write: do not create folders for it
+        self._disk.make_folder(path.parent)
+        with self._disk.locked(path.parent):
+            old = self._disk.read(path)
+            new = change(old)
+            if new != old:
+                new = redact_new_lines(old, new, "a memory file")
+                self._disk.write(path, new)
+            return new
+
+    def replace_keeping_previous(self, persona_slug: str, project_slug: str, expected: str, text: str) -> bool:
+        """If the file still holds `expected`, keep it as main.md.prev and write `text`; else write nothing."""
+        path = self._file(persona_slug, project_slug)
+        self._disk.make_folder(path.parent)
+        with self._disk.locked(path.parent):
+            if self._disk.read(path) != expected:
+                return False
+            self._disk.write(self._paths.beside(path, PREVIOUS), expected)
+            self._disk.write(path, redact_new_lines(expected, text, "a memory file"))
+            return True
+
+    def rollback(self, persona_slug: str, project_slug: str) -> bool:
+        """Restore main.md.prev over main.md; False when there is no previous version."""
+        path = self._file(persona_slug, project_slug)
+        previous = self._paths.beside(path, PREVIOUS)
+        if not _is_file(previous):
+            return False
+        with self._disk.locked(path.parent):
+            if not _is_file(self._paths.beside(path, PREVIOUS)):
+                return False
+            self._disk.io(lambda: os.replace(previous, path), f"restore {self._rel(previous)}")
+            self._disk.sync_folder(path.parent)
+            return True
+
+    def projects(self, persona_slug: str) -> list[str]:
+        """Project slugs that have a memory file for this persona (links and odd entries are not projects)."""
+        folder = self._paths.checked(self._paths.agent(persona_slug) / MEMORIES, Kind.FOLDER)
+        if not _is_folder(folder):
+            return []
+        entries = self._disk.io(lambda: sorted(os.listdir(folder)), f"list {self._rel(folder)}")
+        return [
+            name for name in entries if _is_slug(name) and _is_file(folder / name / FILE) and _is_folder(folder / name)
+        ]
+
+    def location(self, persona_slug: str, project_slug: str) -> str:
+        """`agents/<persona>/memories/<project>/main.md`, relative to NIGHTWATCH_HOME (nothing on disk is touched)."""
+        return f"{AGENTS}/{check_slug(persona_slug)}/{MEMORIES}/{check_slug(project_slug)}/{FILE}"
+
+    # --- vectors ------------------------------------------------------------------------------------------------
+
+    def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:
+        """The vectors in main.vectors beside main.md; empty when there is no such file."""
+        return vector_file.decode(self._disk.read_bytes(self._vectors_file(persona_slug, project_slug)))
+
+    def save_vectors(
+        self, persona_slug: str, project_slug: str, table: VectorTable, *, keep: frozenset[str] | None = None
+    ) -> None:
+        """Append the rows not stored yet; rewrite the file instead when `keep` drops keys or the format changed."""
+        path = self._vectors_file(persona_slug, project_slug)
+        if not len(table) and keep is None:
+            return
+        self._disk.make_folder(path.parent)
+        with self._disk.locked(path.parent):
+            data = self._disk.read_bytes(path)
+            stored = vector_file.decode(data)
+            same_shape = vector_file.dimensions_of(data) == table.dimensions
+            new = [key for key in table.keys if key not in stored]
+            dropped = keep is not None and any(key not in keep for key in stored.keys)
+            if dropped or not same_shape:
+                kept = stored.only(keep if keep is not None else stored.keys) if same_shape else VectorTable.empty()
+                merged = kept.with_rows(table.only(new)) if new else kept
+                if len(merged):
+                    self._disk.write_bytes(path, vector_file.encode(merged))
+                else:
+                    self._disk.io(lambda: path.unlink(missing_ok=True), f"remove {self._rel_text(path)}")
+            elif new:
+                self._disk.append(path, vector_file.complete_length(data), vector_file.encode_records(table, new))
+
+    # --- read index ---------------------------------------------------------------------------------------------
+
+    def read_index(self, persona_slug: str, project_slug: str) -> Arrays:
+        """The arrays in main.index beside main.md (empty when there is no such file or it is damaged; see the port)."""
+        return index_file.decode(self._disk.read_bytes(self._index_file(persona_slug, project_slug)))
+
+    def save_index(self, persona_slug: str, project_slug: str, arrays: Callable[[], Arrays]) -> None:
+        """Replace main.index with `arrays()`, without the lock and without fsync: it only saves work, and whoever
+        finds it damaged or stale makes it again. A memory folder that does not exist (moved meanwhile) gets none."""
+        path = self._index_file(persona_slug, project_slug)
+        if _is_folder(path.parent):
+            self._disk.write_cache(path, index_file.encode(arrays()))
+
+    # --- folders ------------------------------------------------------------------------------------------------
+
+    def migrate(self, old_slug: str, new_slug: str, now: datetime) -> FolderMove:
+        """Move agents/<old>/ to agents/<new>/; a stray target is set aside into agents/.archived/ first."""
+        source, target = self._paths.agent(old_slug), self._paths.agent(new_slug)
+        if source == target or not os.path.lexists(source):
+            return FolderMove(moved=False)
+        with self._disk.locked(self._disk.make_folder(self.root / AGENTS), MOVES_LOCK):
+            if not os.path.lexists(source):
+                return FolderMove(moved=False)
+            set_aside = None
+            if os.path.lexists(target):
+                set_aside = self._free_archive_name(new_slug, now)
+                self._disk.move(target, set_aside)
+            try:
+                self._disk.move(source, target)
+            except StorageError:
+                if set_aside is not None:
+                    self._disk.move(set_aside, target)  # put the stray back where it was
+                raise
+            aside = self._rel(set_aside) if set_aside is not None else None
+            return FolderMove(True, self._rel(source), self._rel(target), aside)
+
+    def archive(self, slug: str, now: datetime) -> FolderMove:
+        """Move agents/<slug>/ to agents/.archived/<slug>-<UTC timestamp>/; a missing folder is a no-op."""
+        source = self._paths.agent(slug)
+        if not os.path.lexists(source):
+            return FolderMove(moved=False)
+        with self._disk.locked(self._disk.make_folder(self.root / AGENTS), MOVES_LOCK):
+            if not os.path.lexists(source):
+                return FolderMove(moved=False)
+            target = self._free_archive_name(slug, now)
+            self._disk.move(source, target)
+            return FolderMove(True, self._rel(source), self._rel(target))
+
+    def restore(self, move: FolderMove) -> None:
+        """Undo a migrate or archive: move the folder back, then return any stray that was set aside."""
+        if not move.moved or move.source is None or move.target is None:
+            return
+        source, target = self._paths.from_rel(move.source), self._paths.from_rel(move.target)
+        with self._disk.locked(self._disk.make_folder(self.root / AGENTS), MOVES_LOCK):
+            self._disk.move(target, source)
+            if move.set_aside is not None:
+                self._disk.move(self._paths.from_rel(move.set_aside), target)
+
+    # --- paths --------------------------------------------------------------------------------------------------
+
+    def _vectors_file(self, persona_slug: str, project_slug: str) -> Path:
+        return self._paths.beside(self._file(persona_slug, project_slug), VECTORS)
+
+    def _index_file(self, persona_slug: str, project_slug: str) -> Path:
+        return self._paths.beside(self._file(persona_slug, project_slug), INDEX)
+
+    def _file(self, persona_slug: str, project_slug: str) -> Path:
+        return self._paths.memory_file(persona_slug, project_slug)
+
+    def _free_archive_name(self, slug: str, now: datetime) -> Path:
+        stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+        folder = self._disk.make_folder(self.root / AGENTS / ARCHIVED)
+        candidate = folder / f"{slug}-{stamp}"
+        counter = 2
+        while os.path.lexists(candidate):
+            candidate = folder / f"{slug}-{stamp}-{counter}"
+            counter += 1
+        return self._paths.checked(candidate, Kind.FOLDER)
+
+    def _rel(self, path: Path) -> PurePosixPath:
+        return self._paths.rel(path)
+
+    def _rel_text(self, path: Path) -> str:
+        return self._paths.rel_text(path)
+
+
+def _is_file(path: Path) -> bool:
+    """True for a regular file; a link is never a file here."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _is_folder(path: Path) -> bool:
+    """True for a real folder; a link is never a folder here."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _is_slug(name: str) -> bool:
+    try:
+        check_slug(name)
+    except InvalidNameError:
+        return False
+    return True

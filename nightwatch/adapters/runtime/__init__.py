@@ -1,0 +1,1 @@
+"""The running process: clock, scheduler, ticker, file watch, hot reload and liveness."""

@@ -1,0 +1,71 @@
+"""Deliberation's values: a stored deliberation, its turns and verdict, and what the lead decides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+from nightwatch.domain.llm import Usage
+from nightwatch.domain.models import Lesson
+from nightwatch.domain.tool_use import ToolTrace
+
+
+class Decision(StrEnum):
+    APPROVE = "APPROVE"
+    CHANGES = "CHANGES"
+    HUMAN = "HUMAN"
+
+
+class DeliberationStatus(StrEnum):
+    RUNNING = "running"
+    DONE = "done"
+    INTERRUPTED = "interrupted"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Turn:
+    persona: str  # persona name
+    role: str
+    text: str
+    round: int
+    lessons_injected: int = 0
+    skipped: bool = False
+    usage: Usage = field(default_factory=Usage)
+    created_at: datetime | None = None
+    pins_injected: int = 0  # pinned documents in its prompt (not stored: 0 in turns read back from the log)
+    tool_calls: tuple[ToolTrace, ...] = ()  # kept in memory for the caller; the deliberation log does not store them
+
+
+@dataclass(frozen=True)
+class Verdict:
+    decision: Decision
+    summary: str
+    reasons: tuple[str, ...] = ()
+    action_items: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RememberedLesson:
+    persona: str
+    lesson: Lesson
+
+
+@dataclass(frozen=True)
+class Deliberation:
+    """A stored deliberation (header only; turns are stored beside it)."""
+
+    topic: str
+    project: str
+    thread: str  # "channel:thread_ts" for Slack, "terminal:<id>" for the CLI
+    status: DeliberationStatus = DeliberationStatus.RUNNING
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    verdict: Verdict | None = None
+    usage: Usage = field(default_factory=Usage)
+    id: int | None = None
+    owner: str | None = None  # the process that runs it (see ports.Liveness); None in rows from before owners
+    # The owner's lease, renewed while it runs; None for deliberations no other process can take over (the CLI's).
+    heartbeat_at: datetime | None = None
+    takeovers: int = 0  # how many times another process took it over (see deliberation/takeover.py)

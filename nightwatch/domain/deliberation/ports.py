@@ -1,0 +1,110 @@
+"""What a deliberation needs from outside: its log, the replicas' liveness, and where its messages go."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus, Turn, Verdict
+from nightwatch.domain.inputs import whole_number
+from nightwatch.domain.llm import Usage
+from nightwatch.domain.models import Persona, ThreadMessage
+
+RECENT_MAX = 200  # the most deliberations DeliberationLog.recent returns at once
+
+
+def recent_limit(raw: object) -> int:
+    """Return `raw` as a limit for DeliberationLog.recent, or raise InvalidInputError: a whole number from 1 to 200."""
+    return whole_number(raw, what="The number of deliberations to list", low=1, high=RECENT_MAX)
+
+
+class DeliberationLog(Protocol):
+    """Stored deliberations, turns, verdicts, thread summaries and token usage."""
+
+    def start(self, deliberation: Deliberation) -> Deliberation: ...
+
+    def add_turn(self, deliberation_id: int, turn: Turn) -> None: ...
+
+    def add_usage(self, deliberation_id: int, usage: Usage) -> None: ...
+
+    def finish(
+        self, deliberation_id: int, status: DeliberationStatus, verdict: Verdict | None, now: datetime
+    ) -> None: ...
+
+    def get(self, deliberation_id: int) -> Deliberation | None: ...
+
+    def turns(self, deliberation_id: int) -> list[Turn]: ...
+
+    def recent(self, limit: int = 10, thread_prefix: str | None = None) -> list[Deliberation]:
+        """The newest `limit` deliberations (1 to RECENT_MAX; anything else raises InvalidInputError), newest first."""
+        ...
+
+    def running(self, idle_since: datetime | None = None) -> list[Deliberation]:
+        """RUNNING deliberations; with `idle_since`, only those with no start or turn since then."""
+        ...
+
+    def interrupt(self, deliberation_id: int, now: datetime) -> bool:
+        """Mark the deliberation INTERRUPTED if it is still RUNNING; False when it had ended meanwhile."""
+        ...
+
+    def renew(self, owner: str, threads: Sequence[str], now: datetime) -> int:
+        """Renew the lease of the RUNNING leased deliberations `owner` holds in `threads`; returns how many."""
+        ...
+
+    def claim(
+        self, deliberation_id: int, *, holder: str | None, owner: str, now: datetime, stale_before: datetime | None
+    ) -> Deliberation | None:
+        """Take a RUNNING leased deliberation over in one atomic step, or return None when that is not possible.
+
+        It succeeds only while `holder` still owns it and (unless `stale_before` is None, for a holder known to have
+        exited) its lease is older than `stale_before`; it then belongs to `owner`, its lease renewed at `now` and
+        its takeovers counted. Of several processes claiming at once, exactly one gets the deliberation back.
+        """
+        ...
+
+    def save_summary(self, thread: str, covered: int, summary: str) -> None:
+        """Store the summary of the first `covered` messages of a thread."""
+        ...
+
+    def summary(self, thread: str) -> tuple[int, str] | None: ...
+
+    def extracted(self, thread: str) -> int:
+        """How many of the thread's messages, from its first, lessons were taken from (0 when none)."""
+        ...
+
+    def save_extracted(self, thread: str, upto: int) -> None:
+        """Record that lessons were taken from the thread's first `upto` messages (its summary is left as it is)."""
+        ...
+
+
+class Liveness(Protocol):
+    """The processes that run deliberations: this one's name as an owner, and whether another owner has exited."""
+
+    def owner(self) -> str:
+        """This process, as stored with each deliberation it starts."""
+        ...
+
+    def gone(self, owner: str) -> bool:
+        """True only when `owner` certainly ran on this machine and has exited; an owner elsewhere is never gone."""
+        ...
+
+
+class Poster(Protocol):
+    """Where one deliberation's messages go (a Slack thread, the terminal). Bound to one thread."""
+
+    def post_turn(self, persona: Persona, text: str) -> None: ...
+
+    def post_verdict(self, lead: Persona, verdict: Verdict, text: str) -> None: ...
+
+    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None: ...
+
+    def post_recall(self, persona: Persona, query: str, found: int) -> None:
+        """Show that `persona` searched its memory for `query` during its turn and found `found` lessons."""
+        ...
+
+    def post_notice(self, text: str) -> None: ...
+
+    def messages(self) -> list[ThreadMessage]:
+        """Everything in the thread so far, oldest first (human replies included)."""
+        ...

@@ -1,0 +1,126 @@
+"""Where memory is kept: the memory documents, their vectors and read indexes, and lessons held back by a fault."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import Protocol
+
+from nightwatch.domain.arrays import Arrays
+from nightwatch.domain.memory.models import (
+    PendingLesson,
+)
+from nightwatch.domain.vectors import VectorTable
+
+
+@dataclass(frozen=True)
+class FolderMove:
+    """What a migrate or archive did, as paths relative to the data root (the database store names rows alike)."""
+
+    moved: bool
+    source: PurePosixPath | None = None
+    target: PurePosixPath | None = None
+    set_aside: PurePosixPath | None = None  # a stray folder moved into agents/.archived/ to make room
+
+
+class MemoryStore(Protocol):
+    """Memory documents (files under the data root, or database rows), one per persona and project.
+
+    Every slug is checked; no path leaves the root. Called "the file" below, whichever store keeps it.
+    """
+
+    def read(self, persona_slug: str, project_slug: str) -> str:
+        """The file's text, or '' when there is none."""
+        ...
+
+    def update(self, persona_slug: str, project_slug: str, change: Callable[[str], str]) -> str:
+        """Under the file's lock, read the text, write `change(text)` atomically, return the new text.
+
+        When `change` returns the text unchanged, nothing is written.
+        """
+        ...
+
+    def replace_keeping_previous(self, persona_slug: str, project_slug: str, expected: str, text: str) -> bool:
+        """Under the lock: if the file still holds `expected`, keep it as the previous version and write `text`.
+
+        Returns False (and writes nothing) when the file changed meanwhile.
+        """
+        ...
+
+    def rollback(self, persona_slug: str, project_slug: str) -> bool:
+        """Restore the version kept by the last replace_keeping_previous; False when there is none."""
+        ...
+
+    def projects(self, persona_slug: str) -> list[str]:
+        """Project slugs that have a memory file for this persona."""
+        ...
+
+    def location(self, persona_slug: str, project_slug: str) -> str:
+        """Where a person finds this memory: a path relative to the data root, or its row in the database."""
+        ...
+
+    def read_vectors(self, persona_slug: str, project_slug: str) -> VectorTable:
+        """The lesson vectors kept beside this memory (empty when there are none)."""
+        ...
+
+    def save_vectors(
+        self, persona_slug: str, project_slug: str, table: VectorTable, *, keep: frozenset[str] | None = None
+    ) -> None:
+        """Under the memory's lock, store the rows of `table` not stored yet; with `keep`, drop every other key."""
+        ...
+
+    def read_index(self, persona_slug: str, project_slug: str) -> Arrays:
+        """The arrays of the read index last kept beside this memory (empty when there are none or it is damaged).
+
+        An array found damaged only when it is read raises ValueError: the caller takes that as no index.
+        """
+        ...
+
+    def save_index(self, persona_slug: str, project_slug: str, arrays: Callable[[], Arrays]) -> None:
+        """Keep `arrays()` beside this memory as its read index; a store that keeps none returns at once."""
+        ...
+
+    def migrate(self, old_slug: str, new_slug: str, now: datetime) -> FolderMove:
+        """Move agents/<old>/ to agents/<new>/; a stray target is set aside into agents/.archived/ first.
+
+        A missing source is a no-op (moved=False).
+        """
+        ...
+
+    def archive(self, slug: str, now: datetime) -> FolderMove:
+        """Move agents/<slug>/ to agents/.archived/<slug>-<UTC timestamp>/; missing source is a no-op."""
+        ...
+
+    def restore(self, move: FolderMove) -> None:
+        """Undo a migrate or archive (used when the database step after it fails)."""
+        ...
+
+
+class PendingLessons(Protocol):
+    """Lessons a memory write could not store, kept (in the database) until a retry writes them. Oldest first."""
+
+    def keep(self, lessons: Sequence[PendingLesson]) -> list[PendingLesson]:
+        """Store these lessons together, in order; returns them with their ids."""
+        ...
+
+    def waiting(self, persona_slug: str | None = None, project: str | None = None) -> list[PendingLesson]:
+        """Kept lessons, oldest first: all of them, or one persona's, or one persona's for one project."""
+        ...
+
+    def remove(self, ids: Sequence[int]) -> None:
+        """Forget these lessons: a retry wrote them."""
+        ...
+
+    def failed(self, ids: Sequence[int], error: str) -> None:
+        """Record why the latest retry of these lessons failed."""
+        ...
+
+    def move(self, old_slug: str, new_slug: str) -> int:
+        """File a renamed persona's kept lessons under its new slug; returns how many moved."""
+        ...
+
+    def drop(self, persona_slug: str) -> int:
+        """Forget a deleted persona's kept lessons; returns how many."""
+        ...

@@ -1,0 +1,15 @@
+"""What recall needs from outside: an encoder that turns texts into unit vectors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+class Embedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Return one unit vector per text, as the rows of a (len(texts), dimensions) float32 matrix, in order."""
+        ...

@@ -1,0 +1,34 @@
+"""Sharing's values: a share and what it opens. Frozen, typed dataclasses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+
+class ShareContent(StrEnum):
+    """What a share opens to its receiver: the sharer's lessons, its pinned documents, or both."""
+
+    LESSONS = "lessons"
+    PINS = "pins"
+    ALL = "all"
+
+    def covers(self, kind: ShareContent) -> bool:
+        """Whether this share includes `kind` (LESSONS or PINS)."""
+        return self is ShareContent.ALL or self is kind
+
+
+@dataclass(frozen=True)
+class Share:
+    """One persona's knowledge of one project, opened read-only to another persona or to every persona.
+
+    Personas are named by database id, so a rename changes nothing here. `receiver_id` None means every persona,
+    ones created later included (stored as such, never expanded into one share per persona).
+    """
+
+    sharer_id: int
+    receiver_id: int | None
+    project: str  # a slug
+    what: ShareContent
+    created_at: datetime | None = None
