@@ -25,7 +25,7 @@ from nightwatch.domain.pins.inputs import (
     validate_pin_text,
     validate_pin_url,
 )
-from nightwatch.domain.pins.reading import NoPins, PersonaPins, read_pins
+from nightwatch.domain.pins.source import NoPins, PersonaPins, read_pins
 from nightwatch.domain.pins.service import PinOutcome, PinService, PinView
 
 __all__ = [
