@@ -38,17 +38,18 @@ from nightwatch.adapters.files.store import FileMemoryStore
 from nightwatch.adapters.persona_files import load_default_personas
 from nightwatch.adapters.pins.files import SafePinFiles
 from nightwatch.adapters.pins.pages import PageFetcher
+from nightwatch.domain.context import ContextReader, ContextSource
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
 from nightwatch.domain.deliberation.models import Verdict
 from nightwatch.domain.llm import LLMRequest, LLMResponse, Purpose, Usage
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemorySource
 from nightwatch.domain.memory.models import Discarded, MemoryBlock, ReflectionContext
 from nightwatch.domain.models import Lesson, Persona, ThreadMessage
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.pins import PinBlock, PinService
+from nightwatch.domain.pins import PinBlock, PinService, PinsSource
 from nightwatch.domain.pins.models import PinKind
 from nightwatch.domain.recall import Recall
-from nightwatch.domain.sharing import SharedBlock, SharingService
+from nightwatch.domain.sharing import SharedBlock, SharedSource, SharingService
 from nightwatch.domain.sharing.models import Share, ShareContent
 from nightwatch.domain.soul import SoulCompiler
 
@@ -130,9 +131,9 @@ class TimedPins:
         self._service = service
         self._timings = timings
 
-    def block(self, persona: Persona, project: str) -> PinBlock:
+    def block(self, persona: Persona, project: str, *, budget: int | None = None) -> PinBlock:
         started = time.perf_counter()
-        block = self._service.block(persona, project)
+        block = self._service.block(persona, project, budget=budget)
         self._timings["pins read + pack"].append(time.perf_counter() - started)
         return block
 
@@ -305,16 +306,19 @@ def _measure(
             shares.put(Share(persona.id or 0, None, PROJECT, ShareContent.LESSONS, clock.now()))
         lookup = PersonaService(repo=repo, store=store, clock=clock)
         sharing = TimedSharing(SharingService(shares=shares, personas=lookup, memory=memory, clock=clock), timings)
+    timed = BenchMemory(memory, timings)
+    sources: list[ContextSource] = [MemorySource(timed)]  # in the wiring's order: pins, memory, shared
+    sources[:0] = [PinsSource(pinning)] if pinning is not None else []
+    sources += [SharedSource(sharing)] if sharing is not None else []
     engine = DeliberationEngine(
         personas=Directory(personas),
-        memory=BenchMemory(memory, timings),
+        memory=timed,
         compiler=TimedCompiler(timings),
         llm=model,
         log=TimedLog(db, timings),
         clock=clock,
         policy=DeliberationPolicy(),
-        shared=sharing,
-        pins=pinning,
+        context=ContextReader(sources),
     )
     gaps: list[float] = []
     for i in range(runs + 1):

@@ -34,19 +34,20 @@ from nightwatch.adapters.runtime.liveness import ProcessLiveness
 from nightwatch.adapters.secrets.redaction import RedactingLLM
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
+from nightwatch.domain.context import ContextReader
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
 from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
 from nightwatch.domain.llm import LLM
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemoryTransfer
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemorySource, MemoryTransfer
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.personas.ports import PersonaRepository
-from nightwatch.domain.pins import PinService
+from nightwatch.domain.pins import PinService, PinsSource
 from nightwatch.domain.pins.ports import PinFiles, PinPages, PinRepository
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
-from nightwatch.domain.sharing import SharingService
+from nightwatch.domain.sharing import SharedSource, SharingService
 from nightwatch.domain.sharing.ports import ShareRepository
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.domain.teaching import TeachingService
@@ -247,6 +248,12 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
+    def provide_context(self, memory: MemoryService, pins: PinService, sharing: SharingService) -> ContextReader:
+        """What a persona knows for a turn: its sources, in the order their blocks go into the prompt."""
+        return ContextReader([PinsSource(pins), MemorySource(memory), SharedSource(sharing)])
+
+    @singleton
+    @provider
     def provide_deliberation(
         self,
         live: LiveSettings,
@@ -257,8 +264,7 @@ class NightWatchModule(Module):
         log: DeliberationLog,
         clock: Clock,
         liveness: Liveness,
-        pins: PinService,
-        sharing: SharingService,
+        context: ContextReader,
     ) -> DeliberationEngine:
         return DeliberationEngine(
             personas=personas,
@@ -269,8 +275,7 @@ class NightWatchModule(Module):
             clock=clock,
             policy=lambda: deliberation_policy(live.current()),  # taken once per deliberation: reloads reach the next
             liveness=liveness,
-            pins=pins,
-            shared=sharing,
+            context=context,
         )
 
     @singleton
@@ -289,6 +294,7 @@ class NightWatchModule(Module):
         llm: LLM,
         log: DeliberationLog,
         clock: Clock,
+        context: ContextReader,
     ) -> ProactiveService:
         return ProactiveService(
             personas=personas,
@@ -298,6 +304,7 @@ class NightWatchModule(Module):
             log=log,
             clock=clock,
             policy=lambda: proactive_policy(live.current()),
+            context=context,
         )
 
     @singleton

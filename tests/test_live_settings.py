@@ -18,6 +18,7 @@ from nightwatch.domain.soul import SoulCompiler
 from nightwatch.live_settings import RELOADABLE, LiveSettings
 from nightwatch.wiring import deliberation_policy
 from tests.domain.deliberation.cast import TEAM, FakeMemory, Voices, ask, verdict_json
+from tests.domain.knowing import reading
 from tests.fakes import (
     FakeClock,
     FakeLiveness,
@@ -206,7 +207,7 @@ def test_a_deliberation_started_before_a_reload_keeps_its_settings_and_the_next_
         clock=FakeClock(),
         policy=lambda: deliberation_policy(live.current()),
         liveness=FakeLiveness(),
-        shared=shared,
+        context=reading(memory, shared=shared),
     )
     first = engine.run(ask("Maya: rotate the keys?"), RecordingPoster())
     assert reloads == ["memory token budget 1500 → 600", "shared token budget 400 → 0", "max rounds 1 → 2"]

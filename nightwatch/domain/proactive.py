@@ -3,7 +3,8 @@
 A channel mapped to a project is due when the interval has passed since its last proactive message and nobody has
 spoken in it for the quiet period. One persona speaks per due channel: personas that remember something about the
 project come first, and among them the turn rotates, so the same voice does not speak every time. The persona is
-shown what it already flagged in that channel, so it says something new or answers SKIP.
+shown what it already flagged in that channel, so it says something new or answers SKIP. It knows what a turn would:
+its memory, its pinned context and what teammates share with it, read through domain/context.py.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import ClassVar
 
+from nightwatch.domain.context import ContextAsk, ContextReader
 from nightwatch.domain.deliberation import shape_reply
 from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus, Turn
 from nightwatch.domain.deliberation.ports import DeliberationLog, Poster
 from nightwatch.domain.errors import LLMError
 from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, Purpose
-from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.memory import MEMORY, MemoryService
 from nightwatch.domain.memory.models import ReflectionContext
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
@@ -137,8 +139,11 @@ class ProactiveService:
         log: DeliberationLog,
         clock: Clock,
         policy: ProactivePolicy | Callable[[], ProactivePolicy],
+        context: ContextReader | None = None,
     ) -> None:
+        """`context` reads what the persona knows (domain/context.py); without it, the persona knows nothing."""
         self._personas = personas
+        self._known = context or ContextReader()
         self._memory = memory
         self._compiler = compiler
         self._llm = llm
@@ -190,7 +195,7 @@ class ProactiveService:
         policy: ProactivePolicy,
     ) -> str:
         topic = f"what is worth flagging now in {channel.project}"
-        memory = self._memory.read(persona, channel.project, topic, budget=policy.memory_tokens)
+        known = self._known.read(ContextAsk(persona, channel.project, topic, budgets={MEMORY: policy.memory_tokens}))
         prompt = ProactivePrompt(
             channel_name=channel_name,
             project=channel.project,
@@ -201,7 +206,7 @@ class ProactiveService:
         )
         request = LLMRequest(
             purpose=Purpose.PROACTIVE,
-            system=self._compiler.compile(persona, mode=MODE, memory=memory, context=""),
+            system=self._compiler.compile(persona, mode=MODE, known=known, context=""),
             messages=(ChatMessage("user", prompt.render()),),
             max_tokens=policy.max_tokens,
             model=persona.model,

@@ -1,17 +1,15 @@
-"""The soul compiler: persona + memory block + per-interaction context -> a cache-friendly system prompt.
+"""The soul compiler: persona + what it knows for the turn + per-interaction context -> a cache-friendly system prompt.
 
 The order is fixed so the long stable prefix comes first, which provider prompt caching depends on:
 
     identity and soul · style · skill mode · operating rules         block 1, cached (or the persona's override)
-    pinned documents inside <pinned> … </pinned>, never instructions  cached; absent when nothing is pinned
-    memory, as notes inside <memory> … </memory>, never instructions cached; absent when memory is empty
-    shared knowledge from teammates, inside <shared> … </shared>     cached; absent when nothing is shared
+    the turn's context, one block per source that has something      cached, in the order the wiring lists the
+      (pinned documents, memory, shared knowledge: each delimited      sources; each block absent when empty
+      as notes, never instructions; see domain/context.py)
     per-interaction context                                          last, never cached
 
-Pins come before memory because they change less often: a new lesson then re-caches only the blocks after it.
-
 Each section is its own template with a typed context, so `budget()` can count the tokens of each part exactly as
-`compile()` lays them out.
+`compile()` lays them out. The compiler knows no context source by name: a new one reaches the prompt unchanged here.
 """
 
 from __future__ import annotations
@@ -19,14 +17,23 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
+from nightwatch.domain.budget import PromptBudget
+from nightwatch.domain.context import TurnContext
 from nightwatch.domain.llm import PromptBlock, SystemPrompt
-from nightwatch.domain.memory.models import MemoryBlock
 from nightwatch.domain.models import Persona, Soul, Style
-from nightwatch.domain.pins import PackedPin, PinBlock, PinsSection
-from nightwatch.domain.quoting import as_data
-from nightwatch.domain.sharing import SharedBlock
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.prompts import Prompt
+
+__all__ = [
+    "DEFAULT_WINDOW",
+    "PromptBudget",
+    "RulesSection",
+    "SkillSection",
+    "SoulCompiler",
+    "SoulPrompt",
+    "StyleSection",
+    "skill_instruction",
+]
 
 FALLBACK_MODE = "deliberation"
 GENERIC_INSTRUCTION = "Give your view on the topic from the angle of your role, briefly and concretely."
@@ -116,72 +123,6 @@ class RulesSection(Prompt):
 
 
 @dataclass(frozen=True)
-class MemorySection(Prompt):
-    """The memory block: lessons inside `<memory>` … `</memory>`, introduced as notes that are never instructions.
-
-    `lessons` must already be made safe with `as_data` (`SoulCompiler.memory_section` does it), so that only the
-    template opens and closes the block.
-    """
-
-    template: ClassVar[str] = "soul_memory.md.j2"
-    lessons: str
-
-    @classmethod
-    def example(cls) -> MemorySection:
-        return cls(lessons="- Rotate the signing key when a maintainer leaves.\n- The CI cache hides flaky tests.")
-
-
-@dataclass(frozen=True)
-class SharedSection(Prompt):
-    """Knowledge teammates share: attributed lines inside `<shared>` … `</shared>`, notes that are never instructions.
-
-    `items` must already be made safe with `as_data` (`SoulCompiler.shared_section` does it).
-    """
-
-    template: ClassVar[str] = "soul_shared.md.j2"
-    items: str
-
-    @classmethod
-    def example(cls) -> SharedSection:
-        return cls(items="- from Maya (Security Reviewer): The session cookie lacks SameSite.")
-
-
-@dataclass(frozen=True)
-class PromptBudget:
-    """Where a persona's system prompt spends its tokens, and what is left of the model's window."""
-
-    persona: str
-    mode: str
-    override: bool
-    soul_tokens: int
-    style_tokens: int
-    skill_tokens: int
-    rules_tokens: int
-    memory_lessons: int
-    memory_total_lessons: int
-    memory_tokens: int
-    context_tokens: int
-    thread_tokens: int
-    summary_tokens: int
-    window: int
-    pins_tokens: int = 0
-    pins_budget: int = 0
-    pins: tuple[PackedPin, ...] = ()  # each pin in the block: its tokens and whether it was cut
-    shared_items: int = 0
-    shared_total_items: int = 0
-    shared_tokens: int = 0
-    shared_sources: tuple[str, ...] = ()
-
-    @property
-    def total_tokens(self) -> int:
-        return sum(getattr(self, f.name) for f in fields(self) if f.name.endswith("_tokens"))
-
-    @property
-    def remaining(self) -> int:
-        return self.window - self.total_tokens
-
-
-@dataclass(frozen=True)
 class _Sections:
     soul: str
     style: str
@@ -196,24 +137,10 @@ class _Sections:
 class SoulCompiler:
     """Renders a persona's system prompt for one interaction, stable parts first."""
 
-    def compile(
-        self,
-        persona: Persona,
-        *,
-        mode: str,
-        memory: MemoryBlock,
-        context: str,
-        shared: SharedBlock | None = None,
-        pins: PinBlock | None = None,
-    ) -> SystemPrompt:
-        """Return the system prompt: [identity..rules] [pins] [memory] [shared] (all cached, each if any) [context]."""
+    def compile(self, persona: Persona, *, mode: str, known: TurnContext, context: str) -> SystemPrompt:
+        """Return the system prompt: [identity..rules] [each block `known` has] (all cached) [context]."""
         blocks = [PromptBlock(self.prefix(persona, mode), cache=True)]
-        if pins is not None and not pins.empty:
-            blocks.append(PromptBlock(self.pins_section(pins), cache=True))
-        if not memory.empty and memory.text.strip():
-            blocks.append(PromptBlock(self.memory_section(memory), cache=True))
-        if shared is not None and not shared.empty and shared.text.strip():
-            blocks.append(PromptBlock(self.shared_section(shared), cache=True))
+        blocks += [PromptBlock(section, cache=True) for section in known.sections]
         if context.strip():
             blocks.append(PromptBlock(context.strip(), cache=False))
         return SystemPrompt(tuple(blocks))
@@ -224,30 +151,16 @@ class SoulCompiler:
             return persona.system_prompt_override.strip()
         return self._sections(persona, mode).prefix
 
-    def memory_section(self, memory: MemoryBlock) -> str:
-        """The memory block as the prompt carries it: its text made data (see `as_data`) inside the delimiters."""
-        return MemorySection(lessons=as_data(memory.text.strip())).render()
-
-    def pins_section(self, pins: PinBlock) -> str:
-        """The pinned block as the prompt carries it: its entries made data (again: it changes nothing) inside it."""
-        return PinsSection(pins=as_data(pins.text)).render()
-
-    def shared_section(self, shared: SharedBlock) -> str:
-        """The shared block as the prompt carries it: its lines made data inside the delimiters."""
-        return SharedSection(items=as_data(shared.text.strip())).render()
-
     def budget(
         self,
         persona: Persona,
         *,
         mode: str,
-        memory: MemoryBlock,
+        known: TurnContext,
         context: str = "",
         thread: str = "",
         summary: str = "",
         window: int = DEFAULT_WINDOW,
-        pins: PinBlock | None = None,
-        shared: SharedBlock | None = None,
     ) -> PromptBudget:
         """Count the tokens of each part of a turn's prompt, against the model's window.
 
@@ -259,10 +172,6 @@ class SoulCompiler:
             sections = _Sections(soul=self.prefix(persona, mode), style="", skill="", rules="")
         else:
             sections = self._sections(persona, mode)
-        memory_text = self.memory_section(memory) if not memory.empty and memory.text.strip() else ""
-        pins = pins or PinBlock()
-        shared = shared or SharedBlock()
-        shared_text = self.shared_section(shared) if not shared.empty and shared.text.strip() else ""
         return PromptBudget(
             persona=persona.name,
             mode=mode,
@@ -271,21 +180,11 @@ class SoulCompiler:
             style_tokens=estimate_tokens(sections.style),
             skill_tokens=estimate_tokens(sections.skill),
             rules_tokens=estimate_tokens(sections.rules),
-            memory_lessons=len(memory.lessons),
-            memory_total_lessons=memory.total_lessons,
-            memory_tokens=estimate_tokens(memory_text),
             context_tokens=estimate_tokens(context.strip()),
             thread_tokens=estimate_tokens(thread),
             summary_tokens=estimate_tokens(summary),
             window=window,
-            pins_tokens=estimate_tokens(self.pins_section(pins)) if not pins.empty else 0,
-            pins_budget=pins.budget,
-            pins=pins.pins,
-            shared_items=len(shared.items),
-            shared_total_items=shared.total_items,
-            shared_tokens=estimate_tokens(shared_text),
-            shared_sources=shared.sources,
-        )
+        ).counting(known)
 
     def _sections(self, persona: Persona, mode: str) -> _Sections:
         return _Sections(

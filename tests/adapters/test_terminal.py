@@ -30,6 +30,7 @@ from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
+from tests.domain.knowing import reading
 from tests.fakes import FakeClock, InMemoryMemoryStore, InMemoryPersonaRepository
 
 MAYA = Persona(name="Maya", slug="maya", role="Security reviewer")
@@ -134,6 +135,7 @@ def offline_engine(db: Engine) -> DeliberationEngine:
         log=SqlDeliberationLog(db, clock=clock),
         clock=clock,
         policy=DeliberationPolicy(),
+        context=reading(memory),
     )
 
 

@@ -12,6 +12,8 @@ from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas.service import PersonaService
+from nightwatch.domain.pins import PinService
+from nightwatch.domain.pins.models import PinKind
 from nightwatch.domain.proactive import (
     ChannelActivity,
     ProactivePolicy,
@@ -20,13 +22,20 @@ from nightwatch.domain.proactive import (
     due_channels,
 )
 from nightwatch.domain.recall.ranking import Recall
+from nightwatch.domain.sharing import SharingService
 from nightwatch.domain.soul import SoulCompiler
+from tests.domain.knowing import reading
 from tests.fakes import (
     T0,
     FakeClock,
+    FakePinFiles,
+    FakePinPages,
     InMemoryDeliberationLog,
     InMemoryMemoryStore,
+    InMemoryPendingLessons,
     InMemoryPersonaRepository,
+    InMemoryPinRepository,
+    InMemoryShareRepository,
     RecordingPoster,
     ScriptedLLM,
 )
@@ -83,6 +92,8 @@ class World:
     memory: MemoryService
     log: InMemoryDeliberationLog
     clock: FakeClock
+    pins: PinService
+    sharing: SharingService
 
 
 def world(*personas: Persona) -> World:
@@ -103,16 +114,23 @@ def world(*personas: Persona) -> World:
     )
     repo = InMemoryPersonaRepository(personas)
     log = InMemoryDeliberationLog()
+    shares, pin_repo = InMemoryShareRepository(repo), InMemoryPinRepository(repo)
+    persona_service = PersonaService(
+        repo=repo, store=store, clock=clock, pending=InMemoryPendingLessons(), shares=shares, pins=pin_repo
+    )
+    pins = PinService(pins=pin_repo, personas=persona_service, files=FakePinFiles(), pages=FakePinPages(), clock=clock)
+    sharing = SharingService(shares=shares, personas=persona_service, memory=memory, pins=pins, clock=clock)
     service = ProactiveService(
-        personas=PersonaService(repo=repo, store=store, clock=clock),
+        personas=persona_service,
         memory=memory,
         compiler=SoulCompiler(),
         llm=llm,
         log=log,
         clock=clock,
         policy=POLICY,
+        context=reading(memory, pins=pins, shared=sharing),
     )
-    return World(service, llm, memory, log, clock)
+    return World(service, llm, memory, log, clock, pins, sharing)
 
 
 def test_a_persona_posts_an_observation_informed_by_its_memory_then_reflects() -> None:
@@ -130,6 +148,22 @@ def test_a_persona_posts_an_observation_informed_by_its_memory_then_reflects() -
     assert "SKIP" in request.messages[0].content
     assert [lesson[0] for lesson in poster.lessons] == ["Carlos"]  # reflected, and the note was posted
     assert any("signing key" in lesson.text for lesson in w.memory.lessons(CARLOS, "night-watch"))
+
+
+def test_a_proactive_message_knows_the_personas_pins_and_what_teammates_share_with_it() -> None:
+    w = world(MAYA, CARLOS)
+    w.memory.remember(MAYA, "night-watch", "The signing key was not rotated after the maintainer left.")
+    w.pins.add("Maya", "night-watch", PinKind.TEXT, "Deploys freeze on Fridays.", added_by="cli")
+    w.memory.remember(CARLOS, "night-watch", "The billing module reads the users table directly.")
+    w.sharing.share("Carlos", "Maya", "night-watch")
+    w.llm.script(Purpose.PROACTIVE, "Rotate the signing key before Friday's freeze.")
+    outcome = w.service.speak(channel("C1", active_ago=90), RecordingPoster(), channel_name="night-watch")
+    assert outcome.persona == "Maya"
+    system = w.llm.calls(Purpose.PROACTIVE)[0].system.text
+    assert "Deploys freeze on Fridays." in system  # her pin
+    assert "The signing key was not rotated" in system  # her memory
+    assert "from Carlos (Tech Lead): The billing module reads the users table" in system  # the lesson Carlos shares
+    assert system.index("<pinned>") < system.index("<memory>") < system.index("<shared>")
 
 
 def test_the_persona_is_told_what_it_already_flagged_and_a_repeat_is_not_posted() -> None:

@@ -8,7 +8,7 @@ each deliberation runs with the bounds it started with, however the settings are
 """
 
 from nightwatch.domain.deliberation.abandoned import STALE_AFTER
-from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationRequest, DeliberationResult
+from nightwatch.domain.deliberation.engine import DeliberationEngine
 from nightwatch.domain.deliberation.inputs import (
     PERSONAS_MAX,
     TOPIC_MAX,
@@ -16,6 +16,7 @@ from nightwatch.domain.deliberation.inputs import (
     validate_persona_list,
     validate_topic,
 )
+from nightwatch.domain.deliberation.models import DeliberationRequest, DeliberationResult
 from nightwatch.domain.deliberation.participants import find_persona
 from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.replies import shape_reply

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from nightwatch.domain.deliberation.models import RememberedLesson, Verdict
-from nightwatch.domain.deliberation.ports import Poster
-from nightwatch.domain.deliberation.turns import PersonaMemory, RunState
+from nightwatch.domain.deliberation.ports import PersonaMemory, Poster
+from nightwatch.domain.deliberation.state import RunState
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory.models import ReflectionContext
 from nightwatch.domain.models import Persona, ThreadMessage

@@ -2,12 +2,14 @@
 
 Every loop has a bound: at most `max_rounds` rounds, `max_replies` posted replies, `max_contributors` (plus the lead
 and anyone a person addresses) per round, and `consensus_retries` retries of the lead's decision. There are no
-sleeps. Each turn reads the persona's memory, compiles its system prompt, adds the thread window, asks the model and
-posts the answer. The deliberation and each turn are stored as they happen (token usage is added to the stored
-total once per round), with the process that runs it as its owner, so a deliberation cut off midway (its process
-killed) is found and closed as interrupted by the next command (`close_abandoned`, see abandoned.py). A Slack
-deliberation holds a lease instead and is taken over by another replica (`orphans`, `claim`, `resume`; see
-takeover.py and resume.py).
+sleeps. Before each turn (and the lead's decision) the engine reads the thread window, then takes lessons from the
+messages it summarised away (extraction.py, a step of its own: reading never writes); the turn reads what the persona
+knows (domain/context.py), compiles its system prompt, adds the window, asks the model and posts the answer. The
+deliberation and each turn are stored as they happen (token usage is added to the stored total once per round), with
+the process that runs it as its owner, so a deliberation cut off midway (its process killed) is found and closed as
+interrupted by the next command (`close_abandoned`, see abandoned.py). A Slack deliberation holds a lease instead and
+is taken over by another replica (`orphans`, `claim`, `resume`; see takeover.py and resume.py). How it ends is
+closing.py; what `nightwatch context` counts is context_budget.py.
 """
 
 from __future__ import annotations
@@ -15,48 +17,41 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Protocol
 
+from nightwatch.domain.budget import PromptBudget
+from nightwatch.domain.context import ContextReader
 from nightwatch.domain.deliberation import takeover
 from nightwatch.domain.deliberation.abandoned import Unowned, close_abandoned
-from nightwatch.domain.deliberation.consensus import ClosingPrompt, ConsensusPrompt, decide
-from nightwatch.domain.deliberation.debrief import discussion, note_injected, participants, reflect_all
+from nightwatch.domain.deliberation.closing import Closing
+from nightwatch.domain.deliberation.consensus import ConsensusPrompt, decide
+from nightwatch.domain.deliberation.context_budget import ContextBudget
+from nightwatch.domain.deliberation.extraction import learn_discarded
 from nightwatch.domain.deliberation.inputs import validate_topic
 from nightwatch.domain.deliberation.models import (
     Decision,
     Deliberation,
+    DeliberationRequest,
+    DeliberationResult,
     DeliberationStatus,
-    RememberedLesson,
-    Turn,
     Verdict,
 )
 from nightwatch.domain.deliberation.participants import Panel, choose_panel, find_persona
 from nightwatch.domain.deliberation.policy import DeliberationPolicy, PolicySource, policy_now
-from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness, Poster
+from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness, PersonaMemory, Poster
 from nightwatch.domain.deliberation.resume import resumed_state, round_in_progress
 from nightwatch.domain.deliberation.speakers import speakers
-from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
-from nightwatch.domain.deliberation.turns import (
-    InteractionPrompt,
-    NothingShared,
-    PersonaMemory,
-    RunState,
-    Scope,
-    SharedKnowledge,
-    TurnTaker,
-    conversation,
-)
+from nightwatch.domain.deliberation.state import RunState, Scope
+from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadView
+from nightwatch.domain.deliberation.turns import TurnTaker, conversation
 from nightwatch.domain.errors import NotFoundError
-from nightwatch.domain.llm import LLM, LLMRequest, Purpose, Usage
+from nightwatch.domain.llm import LLM, LLMRequest, Purpose
 from nightwatch.domain.memory import memory_tool_specs
-from nightwatch.domain.memory.models import ReflectionContext
-from nightwatch.domain.models import Persona, ThreadMessage
+from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import project_slug
-from nightwatch.domain.pins import NoPins, PersonaPins
 from nightwatch.domain.ports import Clock
-from nightwatch.domain.soul import PromptBudget, SoulCompiler
+from nightwatch.domain.soul import SoulCompiler
 
 __all__ = [
     "DeliberationEngine",
@@ -65,12 +60,10 @@ __all__ = [
     "DeliberationResult",
     "PersonaDirectory",
     "PersonaMemory",
-    "PersonaPins",
 ]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_KIND = "deliberation"
 CONSENSUS_MAX_TOKENS = 600
 
 
@@ -78,27 +71,6 @@ class PersonaDirectory(Protocol):
     """The personas the engine can call on (PersonaService or a PersonaRepository)."""
 
     def list(self, *, include_inactive: bool = False) -> builtins.list[Persona]: ...
-
-
-@dataclass(frozen=True)
-class DeliberationRequest:
-    topic: str
-    project: str
-    thread: str
-    personas: tuple[str, ...] = ()
-    kind: str = DEFAULT_KIND
-    link: str | None = None
-    leased: bool = False  # held under a lease, so another replica can take it over (Slack threads)
-
-
-@dataclass(frozen=True)
-class DeliberationResult:
-    deliberation: Deliberation
-    turns: tuple[Turn, ...]
-    verdict: Verdict
-    remembered: tuple[RememberedLesson, ...]
-    usage: Usage
-    unsaved: tuple[str, ...] = ()  # one message per persona whose lessons storage refused (kept for a retry)
 
 
 STOPPED = "This deliberation was stopped before a decision; ask again to start it over."
@@ -126,33 +98,34 @@ class DeliberationEngine:
         clock: Clock,
         policy: PolicySource,
         liveness: Liveness | None = None,
-        pins: PersonaPins | None = None,
-        shared: SharedKnowledge | None = None,
+        context: ContextReader | None = None,
     ) -> None:
+        """`context` reads what a persona knows for a turn (domain/context.py); without it, a turn knows nothing."""
+        known = context or ContextReader()
         self._personas = personas
-        self._pins = pins or NoPins()
-        self._shared = shared or NothingShared()
         self._memory = memory
-        self._compiler = compiler
         self._llm = llm
         self._log = log
         self._clock = clock
         self._policies = policy
         self._policy = fixed = policy_now(policy)  # for the bounds read once (see policy.py); each run takes its own
         self._liveness = liveness or Unowned()
-        self._context = ThreadContext(
+        thread = ThreadContext(
             llm=llm, log=log, context_tokens=fixed.context_tokens, recent_messages=fixed.recent_messages
         )
         self._turns = TurnTaker(
             memory=memory,
+            known=known,
             compiler=compiler,
             llm=llm,
             log=log,
             clock=clock,
-            context=self._context,
+            thread=thread,
             reply_chars=fixed.reply_chars,
-            pins=self._pins,
-            shared=self._shared,
+        )
+        self._closing = Closing(memory=memory, log=log, clock=clock, reply_chars=fixed.reply_chars)
+        self._budget = ContextBudget(
+            log=log, thread=thread, known=known, compiler=compiler, model_window=fixed.model_window
         )
 
     @property
@@ -209,7 +182,7 @@ class DeliberationEngine:
         self, state: RunState, active: list[Persona], should_stop: Callable[[], bool], first_round: int = 1
     ) -> DeliberationResult:
         try:
-            return self._close(state, self._rounds(state, active, should_stop, first_round))
+            return self._closing.decided(state, self._rounds(state, active, should_stop, first_round))
         except _StoppedError:
             return self._ended(state, DeliberationStatus.INTERRUPTED, STOPPED)
         except Exception:
@@ -231,7 +204,9 @@ class DeliberationEngine:
                 if state.replies >= max_replies:
                     break
                 if (persona.name.casefold(), round_no) not in state.taken:
-                    self._turns.take(state, persona, round_no)
+                    view = self._turns.view(state)
+                    self._extract(state, view)
+                    self._turns.take(state, persona, round_no, view)
             _checkpoint(should_stop)
             final = round_no >= rounds or state.replies >= max_replies
             verdict = self._decide(state, round_no, final)
@@ -248,12 +223,13 @@ class DeliberationEngine:
         The memory tools are defined (the cached prefix starts with them) but may not be called: `answer_now`.
         """
         lead = state.panel.lead
-        window = self._turns.window(state, state.poster.messages())
-        memory = state.memory.get(lead.slug) or self._turns.read_memory(state, lead, window)
+        view = self._turns.view(state)
+        self._extract(state, view)
+        known = state.known.get(lead.slug) or self._turns.read_context(state, lead, view.window)
         request = LLMRequest(
             purpose=Purpose.CONSENSUS,
-            system=self._turns.system(state, lead, memory, round_no),
-            messages=conversation(window, ConsensusPrompt(state.scope.kind, round_no, final).render()),
+            system=self._turns.system(state, lead, known, round_no),
+            messages=conversation(view.window, ConsensusPrompt(state.scope.kind, round_no, final).render()),
             max_tokens=CONSENSUS_MAX_TOKENS,
             model=lead.model,
             persona=lead,
@@ -265,55 +241,14 @@ class DeliberationEngine:
         self._turns.add_usage(state, decided.usage)
         return decided.verdict
 
-    def _close(self, state: RunState, verdict: Verdict) -> DeliberationResult:
-        """Post the lead's closing summary, store the verdict, then let everyone reflect."""
-        scope = state.scope
-        story = discussion(
-            state.poster.messages()[state.first_message :],
-            verdict,
-            max_messages=2 * state.policy.max_replies,
-            chars=self._policy.reply_chars,
-        )
-        state.poster.post_verdict(state.panel.lead, verdict, ClosingPrompt.of(verdict).render())
-        finished = self._clock.now()
-        self._log.finish(state.id, DeliberationStatus.DONE, verdict, finished)
-        context = ReflectionContext(
-            scope.kind, scope.topic, story, f"{verdict.decision.value}: {verdict.summary}", scope.link
-        )
-        reflections = reflect_all(self._memory, state.poster, participants(state), scope.project, context)
-        note_injected(self._memory, state)
-        result = self._result(state, DeliberationStatus.DONE, verdict, reflections.remembered, finished)
-        return replace(result, unsaved=(*state.unsaved, *reflections.unsaved))
+    def _extract(self, state: RunState, view: ThreadView) -> None:
+        """The loop's extraction step: lessons from what `view`'s window summarised away, taken once (extraction.py)."""
+        learn_discarded(self._memory, self._log, state, view.messages, view.window.covered)
 
     def _ended(self, state: RunState, status: DeliberationStatus, notice: str) -> DeliberationResult:
         """Close the deliberation before a decision (stopped, or given up on) and say so in the thread."""
         self._turns.save_usage(state)
-        now = self._clock.now()
-        self._log.finish(state.id, status, None, now)
-        state.poster.post_notice(notice)
-        note_injected(self._memory, state)
-        verdict = Verdict(
-            Decision.HUMAN,
-            "Stopped before a decision; ask again, or decide in the thread.",
-            (f"The deliberation ended {status.value}.",),
-        )
-        return replace(self._result(state, status, verdict, [], now), unsaved=tuple(state.unsaved))
-
-    def _result(
-        self,
-        state: RunState,
-        status: DeliberationStatus,
-        verdict: Verdict,
-        remembered: list[RememberedLesson],
-        finished: datetime,
-    ) -> DeliberationResult:
-        stored = verdict if status is DeliberationStatus.DONE else None
-        deliberation = replace(
-            state.deliberation, status=status, verdict=stored, finished_at=finished, usage=state.usage
-        )
-        # With the memory tools during turns or from summarised messages (extraction.py), then in reflection.
-        everything = (*state.remembered, *remembered)
-        return DeliberationResult(deliberation, tuple(state.turns), verdict, everything, state.usage)
+        return self._closing.ended(state, status, notice)
 
     # --- start-up and inspection -------------------------------------------------------------------------------
 
@@ -343,30 +278,7 @@ class DeliberationEngine:
         found = find_persona(self._personas.list(include_inactive=True), persona)
         if found is None:
             raise NotFoundError(f"No persona is named {persona!r}; see `nightwatch personas list` for the names.")
-        slug = project_slug(project)
-        latest = next((d for d in self._log.recent(50) if d.project == slug and d.id is not None), None)
-        window = ThreadWindow("", 0, ())
-        if latest is not None and latest.id is not None:
-            turns = [t for t in self._log.turns(latest.id) if not t.skipped]
-            window = self._context.peek(latest.thread, [ThreadMessage(t.persona, t.text, t.persona) for t in turns])
-            topic = topic or latest.topic
-        policy = self.policy
-        memory = self._memory.read(found, slug, topic, thread=window.recent_text(), budget=policy.memory_tokens)
-        pins = self._turns.read_pins(found, slug, policy.pins_tokens)
-        shared = self._shared.read(found, slug, topic, thread=window.recent_text(), budget=policy.shared_tokens)
-        thread = ThreadPrompt(summary="", messages=window.recent).render()
-        context = InteractionPrompt(slug, DEFAULT_KIND, 1, policy.rounds, topic).render()
-        return self._compiler.budget(
-            found,
-            mode=DEFAULT_KIND,
-            memory=memory,
-            context=context,
-            thread=thread,
-            summary=window.summary,
-            window=self._policy.model_window,
-            pins=pins,
-            shared=shared,
-        )
+        return self._budget.count(found, project_slug(project), topic, self.policy)
 
 
 def _checkpoint(should_stop: Callable[[], bool]) -> None:

@@ -6,6 +6,9 @@ personas who wrote some of them each take their own lessons from them, in their 
 people wrote them, the lead does, since it decides for the thread. Lessons go through the same junk guard, curation
 and storage as a reflection's, and each is announced as reflection's are ("★ Carlos remembered: …").
 
+This is a step of the engine's loop, run after it reads the window for a turn or the lead's decision and before the
+call: reading the thread window never writes lessons.
+
 The deliberation log keeps how far extraction got in each thread, so nothing is taken twice: not by the next turn,
 not by a replica that takes the deliberation over, not by a later deliberation in the same thread. The mark moves
 once the lessons are recorded; a process killed in between takes them again at the next turn, and curation counts
@@ -16,16 +19,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from nightwatch.domain.deliberation.models import RememberedLesson
-from nightwatch.domain.deliberation.ports import DeliberationLog
+from nightwatch.domain.deliberation.ports import DeliberationLog, PersonaMemory
+from nightwatch.domain.deliberation.state import RunState
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory.models import Discarded
 from nightwatch.domain.models import Persona, ThreadMessage
-
-if TYPE_CHECKING:  # turns.py calls in here
-    from nightwatch.domain.deliberation.turns import PersonaMemory, RunState
 
 log = logging.getLogger(__name__)
 

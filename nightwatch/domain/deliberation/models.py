@@ -69,3 +69,31 @@ class Deliberation:
     # The owner's lease, renewed while it runs; None for deliberations no other process can take over (the CLI's).
     heartbeat_at: datetime | None = None
     takeovers: int = 0  # how many times another process took it over (see deliberation/takeover.py)
+
+
+DEFAULT_KIND = "deliberation"
+
+
+@dataclass(frozen=True)
+class DeliberationRequest:
+    """What to deliberate on, where, and with whom (the engine picks the rest of the panel)."""
+
+    topic: str
+    project: str
+    thread: str
+    personas: tuple[str, ...] = ()
+    kind: str = DEFAULT_KIND
+    link: str | None = None
+    leased: bool = False  # held under a lease, so another replica can take it over (Slack threads)
+
+
+@dataclass(frozen=True)
+class DeliberationResult:
+    """How a deliberation ended: its record, its turns and verdict, what was learned and what it cost."""
+
+    deliberation: Deliberation
+    turns: tuple[Turn, ...]
+    verdict: Verdict
+    remembered: tuple[RememberedLesson, ...]
+    usage: Usage
+    unsaved: tuple[str, ...] = ()  # one message per persona whose lessons storage refused (kept for a retry)

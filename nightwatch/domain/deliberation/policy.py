@@ -9,11 +9,14 @@ are built.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
 from nightwatch.domain.deliberation import takeover
+from nightwatch.domain.memory import MEMORY
+from nightwatch.domain.pins import PINS
+from nightwatch.domain.sharing import SHARED
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,11 @@ class DeliberationPolicy:
     @property
     def rounds(self) -> int:
         return max(1, self.max_rounds)
+
+    @property
+    def budgets(self) -> Mapping[str, int | None]:
+        """The token budgets of a turn's context, by source name (see domain/context.py)."""
+        return {MEMORY: self.memory_tokens, PINS: self.pins_tokens, SHARED: self.shared_tokens}
 
 
 PolicySource = DeliberationPolicy | Callable[[], DeliberationPolicy]

@@ -1,7 +1,8 @@
-"""What a deliberation needs from outside: its log, the replicas' liveness, and where its messages go."""
+"""What a deliberation needs from outside: its log, the replicas' liveness, where its messages go, and memory."""
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
@@ -9,7 +10,9 @@ from typing import Protocol
 from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus, Turn, Verdict
 from nightwatch.domain.inputs import whole_number
 from nightwatch.domain.llm import Usage
-from nightwatch.domain.models import Persona, ThreadMessage
+from nightwatch.domain.memory import ToolMemory
+from nightwatch.domain.memory.models import Discarded, ReflectionContext
+from nightwatch.domain.models import Lesson, Persona, ThreadMessage
 
 RECENT_MAX = 200  # the most deliberations DeliberationLog.recent returns at once
 
@@ -108,3 +111,17 @@ class Poster(Protocol):
     def messages(self) -> list[ThreadMessage]:
         """Everything in the thread so far, oldest first (human replies included)."""
         ...
+
+
+class PersonaMemory(ToolMemory, Protocol):
+    """What a deliberation writes to the memory service: its turns' tools (`search`, `remember`), the lessons taken
+    from summarised messages, each participant's reflection, and which lessons went into prompts.
+
+    What a turn reads (memory among the other sources) comes through domain/context.py instead.
+    """
+
+    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
+
+    def extract(self, persona: Persona, project: str, discarded: Discarded) -> builtins.list[Lesson]: ...
+
+    def note_injected(self, persona: Persona, project: str, lesson_ids: builtins.list[str]) -> None: ...

@@ -16,7 +16,7 @@ from nightwatch.domain.deliberation.models import Deliberation, Turn
 from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.ports import Poster
-from nightwatch.domain.deliberation.turns import RunState, Scope
+from nightwatch.domain.deliberation.state import RunState, Scope
 from nightwatch.domain.models import Persona
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from nightwatch.domain.deliberation.participants import named_in
-from nightwatch.domain.deliberation.turns import RunState
+from nightwatch.domain.deliberation.state import RunState
 from nightwatch.domain.models import Persona
 
 

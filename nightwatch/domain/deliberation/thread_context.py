@@ -84,6 +84,14 @@ class ThreadWindow:
         return text[-chars:]
 
 
+@dataclass(frozen=True)
+class ThreadView:
+    """The thread as the next call sees it: every message so far, and the window of them the call carries."""
+
+    messages: tuple[ThreadMessage, ...]
+    window: ThreadWindow
+
+
 def window_start(messages: Sequence[ThreadMessage], *, context_tokens: int, recent_messages: int) -> int:
     """Index of the oldest message that still fits the window (the newest message always fits)."""
     spent = 0

@@ -1,74 +1,39 @@
-"""One persona's turn in a deliberation: memory, system prompt, thread window, the model, the posted reply.
+"""One persona's turn in a deliberation: what it knows, its system prompt, the thread window, the model, the reply.
 
-A turn reads the persona's memory for the topic (with its pinned context and what teammates share with it), compiles
-its system prompt around the thread window, asks the model (which may first call the memory tools, at most three
-times: tool_turn.py) and posts the answer unless it is SKIP or a near-duplicate (those are stored as skipped, not
-posted). An answer that fails (the model call, or an empty or impersonating answer) is asked for once more with the
-problem fed back (answers.py); if that fails too, only that persona's turn is skipped: stored as skipped, with a
-notice in the thread saying who and why. A turn is stored before it is posted.
+A turn reads what the persona knows for the topic (its memory, pinned context and what teammates share with it: one
+read through domain/context.py), compiles its system prompt around the thread window the engine read for it, asks
+the model (which may first call the memory tools, at most three times: tool_turn.py) and posts the answer unless it
+is SKIP or a near-duplicate (those are stored as skipped, not posted). An answer that fails (the model call, or an
+empty or impersonating answer) is asked for once more with the problem fed back (answers.py); if that fails too, only
+that persona's turn is skipped: stored as skipped, with a notice in the thread saying who and why. A turn is stored
+before it is posted.
 """
 
 from __future__ import annotations
 
-import builtins
 import logging
-from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from dataclasses import dataclass
+from typing import ClassVar
 
+from nightwatch.domain.context import ContextAsk, ContextReader, TurnContext
 from nightwatch.domain.deliberation.answers import answer_turn, skip_notice
-from nightwatch.domain.deliberation.extraction import learn_discarded
-from nightwatch.domain.deliberation.models import Deliberation, RememberedLesson, Turn, Verdict
-from nightwatch.domain.deliberation.participants import Panel
-from nightwatch.domain.deliberation.policy import DeliberationPolicy
-from nightwatch.domain.deliberation.ports import DeliberationLog, Poster
+from nightwatch.domain.deliberation.models import RememberedLesson, Turn
+from nightwatch.domain.deliberation.ports import DeliberationLog, PersonaMemory
 from nightwatch.domain.deliberation.replies import shape_reply
-from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadWindow
+from nightwatch.domain.deliberation.state import RunState
+from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadPrompt, ThreadView, ThreadWindow
 from nightwatch.domain.deliberation.tool_turn import ToolTurn
-from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, Purpose, SystemPrompt, Usage
-from nightwatch.domain.memory import MemoryTools, ToolMemory
-from nightwatch.domain.memory.models import Discarded, MemoryBlock, ReflectionContext
-from nightwatch.domain.models import Lesson, Persona, ThreadMessage
-from nightwatch.domain.pins import NoPins, PersonaPins, PinBlock, read_pins
+from nightwatch.domain.memory import MemoryTools
+from nightwatch.domain.models import Persona
+from nightwatch.domain.pins import PINS
 from nightwatch.domain.ports import Clock
-from nightwatch.domain.sharing import SharedBlock
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.prompts import Prompt
 
 log = logging.getLogger(__name__)
 
 CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can follow
-
-
-class PersonaMemory(ToolMemory, Protocol):
-    """What a deliberation needs of the memory service (its turns' memory tools need `search` and `remember`)."""
-
-    def read(
-        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
-    ) -> MemoryBlock: ...
-
-    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
-
-    def extract(self, persona: Persona, project: str, discarded: Discarded) -> builtins.list[Lesson]: ...
-
-    def note_injected(self, persona: Persona, project: str, lesson_ids: builtins.list[str]) -> None: ...
-
-
-class SharedKnowledge(Protocol):
-    """What teammates share with a persona (SharingService): read afresh before each of its turns."""
-
-    def read(
-        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
-    ) -> SharedBlock: ...
-
-
-class NothingShared:
-    """SharedKnowledge when sharing is not wired in: every block is empty."""
-
-    def read(
-        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
-    ) -> SharedBlock:
-        return SharedBlock()
 
 
 @dataclass(frozen=True)
@@ -122,52 +87,6 @@ class InteractionPrompt(Prompt):
         )
 
 
-@dataclass(frozen=True)
-class Scope:
-    """What every turn of one deliberation shares."""
-
-    topic: str
-    project: str  # a slug
-    thread: str
-    kind: str
-    link: str | None
-    max_rounds: int
-
-
-@dataclass
-class RunState:
-    """The working state of one deliberation; only the engine and its turns change it."""
-
-    scope: Scope
-    poster: Poster
-    panel: Panel
-    deliberation: Deliberation
-    first_message: int  # index in the thread where this deliberation began
-    human_seen: int  # human messages before this index have been scanned for names
-    usage: Usage = field(default_factory=Usage)
-    unsaved_usage: Usage = field(default_factory=Usage)  # added to the stored total at the end of each round
-    turns: list[Turn] = field(default_factory=list)
-    replies: int = 0
-    speakers: dict[str, Persona] = field(default_factory=dict)  # by slug, in order of first turn
-    memory: dict[str, MemoryBlock] = field(default_factory=dict)  # last block read, by slug
-    pins: dict[str, PinBlock] = field(default_factory=dict)  # last pinned block read with it, by slug
-    shared: dict[str, SharedBlock] = field(default_factory=dict)  # last shared block read with it, by slug
-    injected: dict[str, set[str]] = field(default_factory=dict)  # lesson ids injected, by slug
-    addressed: set[str] = field(default_factory=set)  # slugs a person addressed since the last round
-    changes: Verdict | None = None  # the lead's CHANGES verdict that opened this round
-    taken: set[tuple[str, int]] = field(default_factory=set)  # (name casefolded, round) stored before a takeover
-    # Recorded during the run: with the memory tools in turns, or from summarised messages (extraction.py).
-    remembered: list[RememberedLesson] = field(default_factory=list)
-    unsaved: list[str] = field(default_factory=list)  # one message per extraction whose lessons storage refused
-    policy: DeliberationPolicy = field(default_factory=DeliberationPolicy)  # taken when it started (policy.py)
-
-    @property
-    def id(self) -> int:
-        if self.deliberation.id is None:
-            raise ValueError("the deliberation was not started in the log")
-        return self.deliberation.id
-
-
 class TurnTaker:
     """Takes one persona's turn and keeps the run's usage and log up to date."""
 
@@ -175,35 +94,31 @@ class TurnTaker:
         self,
         *,
         memory: PersonaMemory,
+        known: ContextReader,
         compiler: SoulCompiler,
         llm: LLM,
         log: DeliberationLog,
         clock: Clock,
-        context: ThreadContext,
+        thread: ThreadContext,
         reply_chars: int,
-        pins: PersonaPins | None = None,
-        shared: SharedKnowledge | None = None,
     ) -> None:
         self._memory = memory
-        self._pins = pins or NoPins()
-        self._shared = shared or NothingShared()
+        self._known = known
         self._compiler = compiler
         self._llm = llm
         self._log = log
         self._clock = clock
-        self._context = context
+        self._thread = thread
         self._reply_chars = reply_chars
 
-    def take(self, state: RunState, persona: Persona, round_no: int) -> None:
-        """Ask `persona` for its reply, post it unless dropped, and store the turn."""
-        messages = state.poster.messages()
-        window = self.window(state, messages)
-        memory = self.read_memory(state, persona, window)
+    def take(self, state: RunState, persona: Persona, round_no: int, view: ThreadView) -> None:
+        """Ask `persona` for its reply to the thread as `view` shows it, post it unless dropped, and store the turn."""
+        known = self.read_context(state, persona, view.window)
         state.speakers.setdefault(persona.slug, persona)
         request = LLMRequest(
             purpose=Purpose.TURN,
-            system=self.system(state, persona, memory, round_no),
-            messages=conversation(window, self._instruction(state, persona, round_no)),
+            system=self.system(state, persona, known, round_no),
+            messages=conversation(view.window, self._instruction(state, persona, round_no)),
             max_tokens=max(100, self._reply_chars // 3),
             model=persona.model,
             persona=persona,
@@ -217,7 +132,7 @@ class TurnTaker:
         finally:
             self.keep_tool_work(state, persona, tools)  # the usage of every call, both attempts, even a failed one
         if answer.problem is None:
-            shaped = shape_reply(answer.text, earlier=[m.text for m in messages], limit=self._reply_chars)
+            shaped = shape_reply(answer.text, earlier=[m.text for m in view.messages], limit=self._reply_chars)
             text, posted = shaped.text, shaped.posted
         else:
             log.warning("%s's turn was skipped after %d attempts: %s", persona.name, answer.attempts, answer.problem)
@@ -227,8 +142,8 @@ class TurnTaker:
             role=persona.role,
             text=text,
             round=round_no,
-            lessons_injected=len(memory.lessons),
-            pins_injected=len(state.pins.get(persona.slug, PinBlock()).pins),
+            lessons_injected=len(known.lesson_ids),
+            pins_injected=known.count(PINS),
             skipped=not posted,
             usage=tools.usage,
             created_at=self._clock.now(),
@@ -244,7 +159,7 @@ class TurnTaker:
         if posted:
             state.poster.post_turn(persona, text)
             state.replies += 1
-        state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in memory.lessons)
+        state.injected.setdefault(persona.slug, set()).update(known.lesson_ids)
 
     def _names(self, state: RunState) -> list[str]:
         """Every persona of the deliberation so far, by name: who an answer must not speak for."""
@@ -268,46 +183,23 @@ class TurnTaker:
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in tools.recalled)
         state.remembered += [RememberedLesson(persona.name, lesson) for lesson in tools.remembered]
 
-    def window(self, state: RunState, messages: list[ThreadMessage]) -> ThreadWindow:
-        """The thread window for the next call (summarising older messages when they fell out, and taking lessons
-        from them once: extraction.py)."""
-        window = self._context.window(state.scope.thread, messages, state.scope.topic)
+    def view(self, state: RunState) -> ThreadView:
+        """The thread as the next call sees it, summarising older messages when they fell out; it records nothing
+        learned from them (that is the engine's extraction step: extraction.py)."""
+        messages = state.poster.messages()
+        window = self._thread.window(state.scope.thread, messages, state.scope.topic)
         self.add_usage(state, window.usage)
-        learn_discarded(self._memory, self._log, state, messages, window.covered)
-        return window
+        return ThreadView(tuple(messages), window)
 
-    def read_memory(self, state: RunState, persona: Persona, window: ThreadWindow) -> MemoryBlock:
-        """The persona's memory for the topic; an unreadable memory gives an empty block, not a failed turn.
+    def read_context(self, state: RunState, persona: Persona, window: ThreadWindow) -> TurnContext:
+        """What `persona` knows for this turn, read afresh under the run's budgets (a failing source is left out:
+        context.py); kept in `state.known` for the lead's decision."""
+        scope = state.scope
+        ask = ContextAsk(persona, scope.project, scope.topic, window.recent_text(), state.policy.budgets)
+        known = state.known[persona.slug] = self._known.read(ask)
+        return known
 
-        Its pinned context and what teammates share with it are read afresh alongside (kept in `state.pins` and
-        `state.shared` for `system`), so an edited file, a new pin or an unshare holds from the next turn on; neither
-        ever fails the turn.
-        """
-        scope, thread = state.scope, window.recent_text()
-        try:
-            block = self._memory.read(
-                persona, scope.project, scope.topic, thread=thread, budget=state.policy.memory_tokens
-            )
-        except (NightWatchError, OSError) as error:
-            log.warning("could not read %s's memory (%s); the turn goes on without it", persona.name, error)
-            block = MemoryBlock()
-        try:
-            shared = self._shared.read(
-                persona, scope.project, scope.topic, thread=thread, budget=state.policy.shared_tokens
-            )
-        except (NightWatchError, OSError) as error:
-            log.warning("could not read what is shared with %s (%s); the turn goes on without it", persona.name, error)
-            shared = SharedBlock()
-        state.memory[persona.slug] = block
-        state.shared[persona.slug] = shared
-        state.pins[persona.slug] = self.read_pins(persona, scope.project, state.policy.pins_tokens)
-        return block
-
-    def read_pins(self, persona: Persona, project: str, budget: int | None = None) -> PinBlock:
-        """The persona's pinned context; when it cannot be read the turn goes on without it (see pinned.py)."""
-        return read_pins(self._pins, persona, project, budget)
-
-    def system(self, state: RunState, persona: Persona, memory: MemoryBlock, round_no: int) -> SystemPrompt:
+    def system(self, state: RunState, persona: Persona, known: TurnContext, round_no: int) -> SystemPrompt:
         """The persona's system prompt, ending with this interaction's context."""
         scope = state.scope
         context = InteractionPrompt(
@@ -318,10 +210,7 @@ class TurnTaker:
             topic=scope.topic,
             link=scope.link,
         ).render()
-        pins, shared = state.pins.get(persona.slug), state.shared.get(persona.slug)
-        return self._compiler.compile(
-            persona, mode=scope.kind, memory=memory, context=context, pins=pins, shared=shared
-        )
+        return self._compiler.compile(persona, mode=scope.kind, known=known, context=context)
 
     def add_usage(self, state: RunState, usage: Usage) -> None:
         """Add a call's token usage to the run; `save_usage` adds it to the stored deliberation."""

@@ -26,6 +26,14 @@ from nightwatch.domain.memory.inputs import (
 from nightwatch.domain.memory.pending import Retried, orphans
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
+from nightwatch.domain.memory.source import (
+    MEMORY,
+    MemoryReading,
+    MemorySection,
+    MemorySource,
+    memory_part,
+    memory_section,
+)
 from nightwatch.domain.memory.tools import (
     MAX_TOOL_CALLS,
     RECALL_TOOL,
@@ -44,6 +52,7 @@ __all__ = [
     "DESCRIPTIONS",
     "LESSON_MAX",
     "MAX_TOOL_CALLS",
+    "MEMORY",
     "QUERY_MAX",
     "RECALL_TOOL",
     "REMEMBER_TOOL",
@@ -52,7 +61,10 @@ __all__ = [
     "Flavour",
     "MemoryBlockPrompt",
     "MemoryPolicy",
+    "MemoryReading",
+    "MemorySection",
     "MemoryService",
+    "MemorySource",
     "MemoryTools",
     "MemoryTransfer",
     "Merged",
@@ -62,6 +74,8 @@ __all__ = [
     "flavour_for",
     "is_duplicate",
     "line_cost",
+    "memory_part",
+    "memory_section",
     "memory_tool_specs",
     "merge_imported",
     "orphans",

@@ -25,16 +25,16 @@ from nightwatch.domain.pins.inputs import (
     validate_pin_text,
     validate_pin_url,
 )
-from nightwatch.domain.pins.source import NoPins, PersonaPins, read_pins
 from nightwatch.domain.pins.service import PinOutcome, PinService, PinView
+from nightwatch.domain.pins.source import PINS, PersonaPins, PinsSource, pins_part, pins_section
 
 __all__ = [
     "EVERY_PERSONA",
+    "PINS",
     "PINS_MAX",
     "PIN_PATH_MAX",
     "PIN_TEXT_MAX",
     "PIN_URL_MAX",
-    "NoPins",
     "PackedPin",
     "PersonaPins",
     "PinBlock",
@@ -42,6 +42,7 @@ __all__ = [
     "PinService",
     "PinView",
     "PinsSection",
+    "PinsSource",
     "cut_marker",
     "cut_pin_text",
     "fair_shares",
@@ -49,7 +50,8 @@ __all__ = [
     "pin_heading",
     "pin_source",
     "pin_text",
-    "read_pins",
+    "pins_part",
+    "pins_section",
     "snapshot_hash",
     "stale_note",
     "validate_pin_id",

@@ -1,19 +1,20 @@
-"""What a turn needs of pinned context: the persona's pins for the project, read afresh, never failing the turn.
+"""Pinned context as a context source: the persona's pins for the project, read afresh, as the prompt's pinned block.
 
 PinService (domain/pins/service.py) is the real one: it checks each pinned file against the disk and packs the pins
-under their budget. Without it (tests, tools) every block is empty.
+under their budget. The soul compiler lays the block into the system prompt with the other sources' (see
+domain/context.py), which leaves it out of the turn when it cannot be read.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Protocol
 
-from nightwatch.domain.errors import NightWatchError
+from nightwatch.domain.context import ContextAsk, ContextPart
 from nightwatch.domain.models import Persona
-from nightwatch.domain.pins.block import PinBlock
+from nightwatch.domain.pins.block import PinBlock, PinsSection
+from nightwatch.domain.quoting import as_data
 
-log = logging.getLogger(__name__)
+PINS = "pins"  # the source's name, as budgets and reports know it
 
 
 class PersonaPins(Protocol):
@@ -24,17 +25,23 @@ class PersonaPins(Protocol):
         ...
 
 
-class NoPins:
-    """PersonaPins when pinned context is not wired in: every block is empty."""
-
-    def block(self, persona: Persona, project: str, *, budget: int | None = None) -> PinBlock:
-        return PinBlock()
+def pins_section(pins: PinBlock) -> str:
+    """The pinned block as the prompt carries it: its entries made data (again: it changes nothing) inside it."""
+    return PinsSection(pins=as_data(pins.text)).render()
 
 
-def read_pins(pins: PersonaPins, persona: Persona, project: str, budget: int | None = None) -> PinBlock:
-    """The persona's pinned block; an empty one when the pins cannot be read (logged), so the turn goes on."""
-    try:
-        return pins.block(persona, project, budget=budget)
-    except (NightWatchError, OSError) as error:
-        log.warning("could not read %s's pins (%s); the turn goes on without them", persona.name, error)
-        return PinBlock()
+def pins_part(pins: PinBlock) -> ContextPart:
+    """`pins` as a turn's context: its section (none when nothing is pinned) and how many pins went in."""
+    return ContextPart(PINS, pins_section(pins) if not pins.empty else "", pins, len(pins.pins))
+
+
+class PinsSource:
+    """The persona's pinned context for the project, under its budget."""
+
+    name = PINS
+
+    def __init__(self, pins: PersonaPins) -> None:
+        self._pins = pins
+
+    def read(self, ask: ContextAsk) -> ContextPart:
+        return pins_part(self._pins.block(ask.persona, ask.project, budget=ask.budget(PINS)))

@@ -11,16 +11,30 @@ from nightwatch.domain.sharing.service import (
     validate_receiver,
     validate_share_content,
 )
+from nightwatch.domain.sharing.source import (
+    SHARED,
+    SharedKnowledge,
+    SharedSection,
+    SharedSource,
+    shared_part,
+    shared_section,
+)
 
 __all__ = [
     "EVERYONE",
+    "SHARED",
     "SHARED_TOKEN_BUDGET",
     "ShareOutcome",
     "ShareView",
     "SharedBlock",
     "SharedItem",
+    "SharedKnowledge",
+    "SharedSection",
+    "SharedSource",
     "SharingService",
     "describe",
+    "shared_part",
+    "shared_section",
     "validate_receiver",
     "validate_share_content",
 ]

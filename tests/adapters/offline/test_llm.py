@@ -21,6 +21,7 @@ from nightwatch.domain.deliberation.engine import (
 )
 from nightwatch.domain.deliberation.models import Decision
 from nightwatch.domain.llm import ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
+from nightwatch.domain.memory import memory_section
 from nightwatch.domain.memory.learning import ExtractionPrompt
 from nightwatch.domain.memory.models import MemoryBlock
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
@@ -28,6 +29,7 @@ from nightwatch.domain.models import Lesson, Persona, Skill, Soul, Style, Thread
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.domain.teaching import Intent, Teaching, TeachingService
+from tests.domain.knowing import reading
 from tests.fakes import (
     T0,
     FakeClock,
@@ -261,7 +263,7 @@ def test_a_turn_reads_lessons_only_inside_the_compiled_memory_block() -> None:
         lessons=(Lesson(id="a", text="The login flow shares its session store with admin.", recorded_at=T0),),
         text="- The login flow shares its session store with admin.",
     )
-    memory = SoulCompiler().memory_section(block)
+    memory = memory_section(block)
     system = f"You are Maya.\n\n{memory}\n- The login endpoint stores tokens in localStorage."
 
     text = answer(request(Purpose.TURN, "Your turn, Maya (round 1).", system=system))
@@ -473,6 +475,7 @@ def offline_engine(personas: list[Persona], *, rounds: int = 2, lead: str | None
         log=InMemoryDeliberationLog(),
         clock=clock,
         policy=DeliberationPolicy(lead=lead, max_rounds=rounds),
+        context=reading(memory),
     )
 
 
@@ -627,6 +630,7 @@ def test_a_long_thread_on_the_offline_model_remembers_what_its_summary_drops() -
         log=InMemoryDeliberationLog(),
         clock=clock,
         policy=DeliberationPolicy(lead="carlos", max_rounds=1, recent_messages=4),
+        context=reading(memory),
     )
     said = [
         ThreadMessage("dana", "We decided to pin the auth library to 4.2 because 4.3 broke refresh."),

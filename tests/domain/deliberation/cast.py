@@ -13,6 +13,7 @@ from nightwatch.domain.memory.models import Discarded, MemoryBlock, ReflectionCo
 from nightwatch.domain.models import Lesson, Persona, Soul
 from nightwatch.domain.recall import Scored, ScoreParts
 from nightwatch.domain.soul import SoulCompiler
+from tests.domain.knowing import reading
 from tests.fakes import T0, FakeClock, FakeLiveness, InMemoryDeliberationLog, InMemoryPersonaRepository, ScriptedLLM
 
 
@@ -188,6 +189,7 @@ def stage(
         clock=clock,
         policy=policy or DeliberationPolicy(),
         liveness=liveness,
+        context=reading(memory),
     )
     return Stage(llm, memory, log, clock, engine, liveness)
 

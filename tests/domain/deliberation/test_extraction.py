@@ -14,6 +14,7 @@ from nightwatch.domain.llm import Purpose
 from nightwatch.domain.models import ThreadMessage
 from nightwatch.domain.soul import SoulCompiler
 from tests.domain.deliberation.cast import TEAM, FakeMemory, Voices, ask, stage, verdict_json
+from tests.domain.knowing import reading
 from tests.fakes import FakeLiveness, InMemoryPersonaRepository, RecordingPoster, ScriptedLLM
 
 THREAD = "C1:1700000000.000100"
@@ -97,6 +98,7 @@ def test_a_replica_that_takes_over_does_not_learn_from_the_same_messages_again()
         clock=s.clock,
         policy=WINDOW,
         liveness=liveness,
+        context=reading(memory),
     )
     claimed = engine.claim(engine.orphans()[0])
     assert claimed is not None

@@ -12,6 +12,7 @@ from nightwatch.domain.recall import Recall
 from nightwatch.domain.sharing import SharingService
 from nightwatch.domain.soul import SoulCompiler
 from tests.domain.deliberation.cast import TEAM, Voices, ask, verdict_json
+from tests.domain.knowing import reading
 from tests.fakes import (
     FakeClock,
     FakeLiveness,
@@ -71,7 +72,7 @@ def team() -> Team:
         clock=clock,
         policy=DeliberationPolicy(max_rounds=1),
         liveness=FakeLiveness(),
-        shared=sharing,
+        context=reading(memory, shared=sharing),
     )
     return Team(llm, store, personas, sharing, engine, clock)
 

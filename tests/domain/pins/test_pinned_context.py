@@ -13,6 +13,7 @@ from nightwatch.domain.pins.block import pack
 from nightwatch.domain.pins.models import Pin, PinKind
 from nightwatch.domain.soul import SoulCompiler
 from tests.domain.deliberation.cast import TEAM, FakeMemory, Voices, ask, verdict_json
+from tests.domain.knowing import reading
 from tests.domain.pins.pinning import DOC, pinning
 from tests.fakes import (
     T0,
@@ -59,7 +60,7 @@ def engine(
         clock=FakeClock(),
         policy=policy or DeliberationPolicy(max_rounds=1),
         liveness=FakeLiveness(),
-        pins=pins,
+        context=reading(pins=pins),
     )
     return built, llm
 

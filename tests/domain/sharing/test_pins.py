@@ -19,6 +19,7 @@ from nightwatch.domain.sharing.block import DOCUMENTS_SHARE, SharedItem, line_to
 from nightwatch.domain.sharing.pins import SharedPin
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.domain.tokens import estimate_tokens
+from tests.domain.knowing import knowing
 from tests.fakes import (
     FakeClock,
     FakePinFiles,
@@ -289,7 +290,8 @@ def test_a_hostile_pin_cannot_close_the_shared_block_or_pose_as_a_teammate() -> 
     w.pin_file("Maya", "/srv/docs/evil.md", HOSTILE)
     w.sharing.share("Maya", "Dev", PROJECT, "pins")
     block = w.sharing.read(w.get("Dev"), PROJECT, TOPIC)
-    compiled = SoulCompiler().compile(w.get("Dev"), mode="deliberation", memory=MemoryBlock(), context="", shared=block)
+    known = knowing(MemoryBlock(), shared=block)
+    compiled = SoulCompiler().compile(w.get("Dev"), mode="deliberation", known=known, context="")
     prompt = compiled.text
     assert [m.group(0).lower() for m in TAG.finditer(prompt)] == ["<shared", "</shared"]
     lines = prompt.split("\n")
