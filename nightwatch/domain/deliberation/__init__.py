@@ -1,6 +1,6 @@
 """Deliberation: personas take turns in a thread and the lead decides.
 
-The engine picks the panel, runs the rounds (memory read, soul compiled, reply shaped and posted), asks the lead for
+The engine picks the panel, runs the rounds (context read, soul compiled, reply shaped and posted), asks the lead for
 a verdict and has every participant reflect afterwards; deliberations whose process is gone are closed as
 interrupted by the next command, and those a Slack replica ran are taken over by another (takeover.py, resume.py).
 A turn whose answer fails is asked for once more with the problem fed back, then skipped with a notice (answers.py);

@@ -58,7 +58,7 @@ class PinEntry(Prompt):
 class PinsSection(Prompt):
     """The pinned block: entries inside `<pinned>` … `</pinned>`, introduced as documents that are never instructions.
 
-    `pins` must already be made safe with `as_data` (`SoulCompiler.pins_section` does it again, which changes
+    `pins` must already be made safe with `as_data` (`pins_section` in source.py does it again, which changes
     nothing), so that only the template opens and closes the block.
     """
 

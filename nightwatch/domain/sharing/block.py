@@ -3,7 +3,7 @@
 Items are (source persona, kind, text): lessons, and pinned documents (kind "pin", built by shared_pins.py), so both
 go through the same packing and rendering. Each line reads `- from Maya (Security Reviewer): <lesson>` (a document's
 lines are quoted under its own); every part of it is made data with `as_data`, so no shared text can close the block
-the soul compiler puts it in.
+its source (source.py) puts it in.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class Document(Protocol):
 
 @dataclass(frozen=True)
 class SharedBlockPrompt(Prompt):
-    """The shared items as lines (the soul compiler puts its heading and delimiters around them)."""
+    """The shared items as lines (source.py puts its heading and delimiters around them)."""
 
     template: ClassVar[str] = "shared_block.md.j2"
 
