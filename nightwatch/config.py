@@ -263,7 +263,7 @@ class _Reader:
         if unknown:
             raise ConfigError(
                 f"{SETTINGS_FILE} {self._file} sets {unknown[0]}, which is not a Night Watch setting; fix the name "
-                "(the README's Configuration table lists them) or remove the line."
+                "(docs/operations.md lists them) or remove the line."
             )
 
     def text(self, name: str) -> str | None:
