@@ -13,7 +13,6 @@ import pytest
 
 from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.adapters.runtime.hot_reload import HotReload
-from nightwatch.adapters.slack.app import reload_on_hangup
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.llm import Purpose
@@ -21,6 +20,7 @@ from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.live_settings import LiveSettings
+from nightwatch.serve import reload_on_hangup
 from nightwatch.wiring import deliberation_policy
 from tests.domain.deliberation.cast import FakeMemory, ask
 from tests.fakes import (
