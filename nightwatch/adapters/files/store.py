@@ -41,7 +41,7 @@ VECTORS = "main.vectors"  # the lessons' vectors, keyed by text (see vector_file
 INDEX = "main.index"  # what a read derives from main.md, made again whenever it does not fit (see index_file.py)
 PREVIOUS = "main.md.prev"
 MOVES_LOCK = ".lock"  # in agents/: serialises folder moves (no slug starts with a dot)
-PERSONA_LOCKS = ".locks"  # in agents/: one lock file per persona, shared by its writes, held alone by its moves
+PERSONA_LOCKS = ".locks"  # in agents/: a lock per persona, shared by its writes, held alone by its moves (+ a gate)
 
 
 class FileMemoryStore:
@@ -215,7 +215,7 @@ class FileMemoryStore:
         wanted = sorted({check_slug(slug) for slug in persona_slugs} - held)  # one order: two moves never deadlock
         with contextlib.ExitStack() as stack:
             for slug in wanted:
-                stack.enter_context(self._disk.flocked(self._persona_lock(slug)))
+                self._take(stack, slug, shared=False)
                 held.add(slug)
                 stack.callback(held.discard, slug)
             yield
@@ -227,7 +227,8 @@ class FileMemoryStore:
         if slug in self._held():  # this thread is moving it (restoring a folder, say): the move is the writer
             yield
             return
-        with self._disk.flocked(self._persona_lock(slug), shared=True):
+        with contextlib.ExitStack() as stack:
+            self._take(stack, slug, shared=True)
             if self._personas is not None and not _held_by_a_persona(self._personas, slug):
                 raise MemoryMovedError(
                     f"No persona holds agents/{slug}/ any more: it was renamed or deleted while this was being "
@@ -241,8 +242,13 @@ class FileMemoryStore:
             held = self._moving.slugs = set()
         return held
 
-    def _persona_lock(self, slug: str) -> Path:
-        return self._disk.make_folder(self.root / AGENTS / PERSONA_LOCKS) / f"{slug}.lock"
+    def _take(self, stack: contextlib.ExitStack, slug: str, *, shared: bool) -> None:
+        """Take the persona's lock into `stack`, through its gate: a move waiting for the writes under way holds the
+        gate, so writes that come later queue behind it instead of sharing the lock on and on (flock alone would let
+        a steady stream of writes starve a rename)."""
+        folder = self._disk.make_folder(self.root / AGENTS / PERSONA_LOCKS)
+        with self._disk.flocked(folder / f"{slug}.gate"):
+            stack.enter_context(self._disk.flocked(folder / f"{slug}.lock", shared=shared))
 
     def _moves_lock(self) -> contextlib.AbstractContextManager[None]:
         return self._disk.locked(self._disk.make_folder(self.root / AGENTS), MOVES_LOCK)
