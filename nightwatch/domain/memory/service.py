@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from nightwatch.domain.errors import InvalidInputError, NightWatchError
 from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory.answers import Candidate
-from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
+from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill
 from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.categories import validate_category
