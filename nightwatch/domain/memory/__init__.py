@@ -11,7 +11,6 @@ persona and packs them into a block of their own. Other rooms use the names belo
 
 from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import line_cost
-from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS, Category, validate_category
 from nightwatch.domain.memory.curation import is_duplicate
 from nightwatch.domain.memory.format import CLI_AUTHOR
 from nightwatch.domain.memory.inputs import (
@@ -23,6 +22,7 @@ from nightwatch.domain.memory.inputs import (
     validate_query,
     validate_search_limit,
 )
+from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, validate_category
 from nightwatch.domain.memory.pending import Retried, orphans
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
@@ -37,6 +37,7 @@ from nightwatch.domain.memory.tools import (
 )
 from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
 from nightwatch.domain.memory.unread import unread_summary
+from nightwatch.domain.models import Category
 
 __all__ = [
     "CATEGORIES",

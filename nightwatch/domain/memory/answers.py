@@ -19,8 +19,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from nightwatch.domain.memory.categories import CATEGORIES
 from nightwatch.domain.memory.format import clean_lesson_text, clean_overview, lesson_id, normalise
+from nightwatch.domain.memory.models import CATEGORIES
 from nightwatch.domain.models import Category
 
 OVERVIEW_MAX = 600  # characters of an overview

@@ -28,7 +28,6 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from functools import lru_cache
 
-from nightwatch.domain.memory.categories import CATEGORIES
 from nightwatch.domain.memory.document import (
     HISTORY_TITLE,
     PIN,
@@ -51,6 +50,7 @@ from nightwatch.domain.memory.lesson_text import (
     normalise,
     valid_author,
 )
+from nightwatch.domain.memory.models import CATEGORIES
 from nightwatch.domain.models import Category, Lesson
 
 __all__ = [

@@ -12,8 +12,7 @@ from typing import ClassVar
 
 from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
 from nightwatch.domain.memory.answers import OVERVIEW_MAX
-from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS
-from nightwatch.domain.memory.models import ReflectionContext
+from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, ReflectionContext
 from nightwatch.domain.models import Persona
 from nightwatch.domain.quoting import as_data
 from nightwatch.prompts import Prompt

@@ -19,10 +19,8 @@ from dataclasses import dataclass
 from nightwatch.domain.errors import InvalidInputError, NightWatchError
 from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory.answers import Candidate
-from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill
 from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
-from nightwatch.domain.memory.categories import validate_category
 from nightwatch.domain.memory.compaction import Compactor
 from nightwatch.domain.memory.editing import forget, note_injected
 from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
@@ -42,13 +40,14 @@ from nightwatch.domain.memory.models import (
     PendingLesson,
     ReflectionContext,
     UnreadLine,
+    validate_category,
 )
 from nightwatch.domain.memory.pending import KeptLessons, Retried
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.memory.reading import MemoryReader
 from nightwatch.domain.memory.recording import Entry, Recorded
 from nightwatch.domain.memory.unread import unread_lines
-from nightwatch.domain.memory.vectors import MemoryVectors
+from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill, MemoryVectors
 from nightwatch.domain.memory.writing import LessonWriter
 from nightwatch.domain.models import Category, Lesson, Persona
 from nightwatch.domain.personas import check_slug

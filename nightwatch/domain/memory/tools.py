@@ -16,9 +16,9 @@ from functools import cache
 from typing import ClassVar, Protocol
 
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS, Category, validate_category
 from nightwatch.domain.memory.inputs import LESSON_MAX, QUERY_MAX, validate_query
-from nightwatch.domain.models import Lesson, Persona
+from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, validate_category
+from nightwatch.domain.models import Category, Lesson, Persona
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.recall import Scored
 from nightwatch.domain.tool_use import ToolCall, ToolSpec
