@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 
 from nightwatch.domain.memory.format import MemoryDocument, parse
-from nightwatch.domain.memory.indexed import IndexedLessons
+from nightwatch.domain.memory.derive import IndexedLessons
 from nightwatch.domain.memory.read_index import ReadIndex
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import RecallIndex

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.derive import derive
-from nightwatch.domain.memory.indexed import IndexedLessons
+from nightwatch.domain.memory.derive import IndexedLessons
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.read_index import ReadIndex, text_digest
 from nightwatch.domain.models import Lesson
