@@ -44,7 +44,7 @@ from nightwatch.domain.memory.models import (
 )
 from nightwatch.domain.memory.pending import KeptLessons, Retried
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
-from nightwatch.domain.memory.reading import MemoryReader
+from nightwatch.domain.memory.cache import MemoryReader
 from nightwatch.domain.memory.recording import Entry, Recorded
 from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill, MemoryVectors

@@ -13,7 +13,6 @@ from numpy.typing import NDArray
 
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory import cache as cache_module
-from nightwatch.domain.memory import reading as reading_module
 from nightwatch.domain.memory.derive import derive
 from nightwatch.domain.memory.format import is_header, parse
 from nightwatch.domain.memory.derive import IndexedLessons
@@ -249,7 +248,7 @@ def test_the_first_read_keeps_an_index_and_a_new_process_reads_from_it_without_p
         raise AssertionError("the text was parsed")
 
     monkeypatch.setattr(cache_module, "parse", no_parse)
-    monkeypatch.setattr(reading_module, "derive", no_parse)
+    monkeypatch.setattr(cache_module, "derive", no_parse)
     again = reading_service(store).read(PRIYA, "p", "flaky tests in the payments suite")
     assert again == first
     assert again.lessons
