@@ -1,5 +1,6 @@
-"""Memory texts as snapshots: cached per persona and project until the file's text changes, and, for ranking, each
-with its read index (kept in this process, kept beside the memory, or derived from the text reusing the last index).
+"""Memory texts as snapshots: cached per persona and project until the file's text changes, for ranking each with
+its read index (kept in this process, kept beside the memory, or derived from the text reusing the last index), and
+the edits made through them to lessons already there (forgetting one, counting injections).
 
 A 10,000-lesson file is parsed once; later reads of the same text reuse the parse and the token cost of each lesson.
 A snapshot made from a read index builds only the lessons asked for (derive.IndexedLessons), and parses the whole
@@ -11,6 +12,10 @@ process loads it in milliseconds. When the text changed since (a write, a hand e
 from the lines (derive.py), taking every line the last index knew as it was: one new lesson costs a scan of the
 lines and a rebuild of the keyword index, not a parse of the file. A store that keeps no read index (the database)
 is never asked to build one; an index that turns out not to fit its text is not used again.
+
+Each edit runs inside the store's update, on the text it finds there, so a concurrent writer loses nothing; a lesson
+nobody changed keeps its lines (overview and all), and one that changed is written back with its category and
+overview.
 """
 
 from __future__ import annotations
@@ -19,13 +24,14 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 
-from nightwatch.domain.errors import NightWatchError
+from nightwatch.domain.errors import NightWatchError, NotFoundError
 from nightwatch.domain.memory.derive import IndexedLessons, derive
 from nightwatch.domain.memory.format import MemoryDocument, parse
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.read_index import ReadIndex, text_digest
-from nightwatch.domain.models import Lesson
+from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.recall import Recall, RecallIndex
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.domain.vectors import LessonVectors, VectorTable, vector_key
@@ -237,3 +243,40 @@ class MemoryReader:
             self._distrusted.add(memory)
             self._last.pop(memory, None)
         self._cache.drop(*memory, snap)
+
+
+def forget(store: MemoryStore, cache: DocumentCache, persona: Persona, project: str, wanted: str) -> Lesson:
+    """Remove the lesson with the id `wanted` (live or superseded); NotFoundError when there is none."""
+    removed: list[Lesson] = []
+
+    def drop(lesson: Lesson) -> Lesson | None:
+        if lesson.id != wanted:
+            return lesson
+        removed.append(lesson)
+        return None
+
+    def change(text: str) -> str:
+        removed.clear()
+        kept = cache.document(persona.slug, project, text).map_lessons(drop)
+        return kept.render() if removed else text
+
+    store.update(persona.slug, project, change)
+    if not removed:
+        raise NotFoundError(
+            f"{persona.name} has no lesson with id {wanted!r} in its memory of {project}; "
+            "list its lessons to see their ids."
+        )
+    return removed[0]
+
+
+def note_injected(store: MemoryStore, cache: DocumentCache, persona: Persona, project: str, wanted: set[str]) -> None:
+    """Count one more injection for each live lesson whose id is in `wanted` (a ranking signal)."""
+
+    def bump(lesson: Lesson) -> Lesson:
+        return replace(lesson, injected=lesson.injected + 1) if lesson.id in wanted and not lesson.stale else lesson
+
+    def change(text: str) -> str:
+        return cache.document(persona.slug, project, text).map_lessons(bump).render() if text else text
+
+    if wanted:
+        store.update(persona.slug, project, change)
