@@ -12,7 +12,7 @@ persona and packs them into a block of their own. Other rooms use the names belo
 from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import line_cost
 from nightwatch.domain.memory.curation import is_duplicate
-from nightwatch.domain.memory.format import CLI_AUTHOR
+from nightwatch.domain.memory.format import CLI_AUTHOR, unread_summary
 from nightwatch.domain.memory.inputs import (
     LESSON_MAX,
     QUERY_MAX,
@@ -36,7 +36,6 @@ from nightwatch.domain.memory.tools import (
     memory_tool_specs,
 )
 from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
-from nightwatch.domain.memory.unread import unread_summary
 from nightwatch.domain.models import Category
 
 __all__ = [

@@ -10,11 +10,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
+from nightwatch.domain.memory.lesson_text import render_lesson
 from nightwatch.domain.models import Lesson
 
 HISTORY_TITLE = "Superseded"
-PIN = "📌"
-OVERVIEW_MARK = "  > "  # how an overview line starts: a quote inside the bullet's list item
 
 
 @dataclass(frozen=True)
@@ -148,30 +147,6 @@ class MemoryDocument:
 def new_document(title: str) -> MemoryDocument:
     """An empty memory file with a title line."""
     return MemoryDocument(sections=(Section(header=None, lines=(Line(raw=f"# {title}"), Line(raw=""))),))
-
-
-def render_lesson(lesson: Lesson | None) -> str:
-    """One bullet line for a lesson, with metadata in a trailing HTML comment only when it is not the default, and
-    its overview (when it has one) as an indented `> ` line under it."""
-    if lesson is None:
-        return ""
-    meta: list[str] = []
-    if lesson.stale:
-        meta.append(f"superseded-by:{lesson.superseded_by}")
-        meta.append(f"on:{lesson.recorded_at.date().isoformat()}")
-    if lesson.category:
-        meta.append(f"cat:{lesson.category}")
-    if lesson.author:
-        meta.append(f"by:{lesson.author}")
-    if lesson.seen != 1:
-        meta.append(f"seen:{lesson.seen}")
-    if lesson.injected:
-        meta.append(f"injected:{lesson.injected}")
-    body = f"~~{lesson.text}~~" if lesson.stale else lesson.text
-    pin = f"{PIN} " if lesson.pinned else ""
-    comment = f" <!-- {' '.join(meta)} -->" if meta else ""
-    overview = f"\n{OVERVIEW_MARK}{lesson.overview}" if lesson.overview else ""
-    return f"- {pin}{body}{comment}{overview}"
 
 
 def _split_trailing_blanks(lines: tuple[Line, ...]) -> tuple[tuple[Line, ...], tuple[Line, ...]]:

@@ -20,10 +20,9 @@ from nightwatch.domain.errors import InvalidInputError, NightWatchError
 from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.block import MemoryBlockPrompt
-from nightwatch.domain.memory.cache import DocumentCache, Snapshot
+from nightwatch.domain.memory.cache import DocumentCache, MemoryReader, Snapshot, forget, note_injected
 from nightwatch.domain.memory.compaction import Compactor
-from nightwatch.domain.memory.cache import forget, note_injected
-from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
+from nightwatch.domain.memory.format import header_part, live_line_count, unread_lines, valid_author
 from nightwatch.domain.memory.inputs import (
     LESSON_MAX,
     validate_lesson,
@@ -44,9 +43,7 @@ from nightwatch.domain.memory.models import (
 )
 from nightwatch.domain.memory.pending import KeptLessons, Retried
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
-from nightwatch.domain.memory.cache import MemoryReader
 from nightwatch.domain.memory.recording import Entry, Recorded
-from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill, MemoryVectors
 from nightwatch.domain.memory.writing import LessonWriter
 from nightwatch.domain.models import Category, Lesson, Persona

@@ -22,7 +22,7 @@ from nightwatch.domain.memory.format import (
     render_lesson,
 )
 from nightwatch.domain.memory.transfer import merge_imported
-from nightwatch.domain.memory.unread import unread_lines
+from nightwatch.domain.memory.format import unread_lines
 from nightwatch.domain.models import Lesson
 
 OLD = """# Carlos · memory for night-watch
