@@ -13,7 +13,7 @@ from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import line_cost
 from nightwatch.domain.memory.curation import is_duplicate
 from nightwatch.domain.memory.format import CLI_AUTHOR, unread_summary
-from nightwatch.domain.memory.inputs import (
+from nightwatch.domain.memory.lesson_text import (
     LESSON_MAX,
     QUERY_MAX,
     SEARCH_MAX,

@@ -20,10 +20,9 @@ import re
 from dataclasses import dataclass
 
 from nightwatch.domain.memory.format import clean_lesson_text, clean_overview, lesson_id, normalise
+from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX
 from nightwatch.domain.memory.models import CATEGORIES
 from nightwatch.domain.models import Category
-
-OVERVIEW_MAX = 600  # characters of an overview
 
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(.+?)\s*$")
 _MORE = re.compile(r"^(?:\s+>?|>)\s*(?:\*{0,2}overview\*{0,2}\s*:\s*)?(.*?)\s*$", re.IGNORECASE)

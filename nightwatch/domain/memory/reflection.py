@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import ClassVar
 
 from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
-from nightwatch.domain.memory.answers import OVERVIEW_MAX
+from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX
 from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, ReflectionContext
 from nightwatch.domain.models import Persona
 from nightwatch.domain.quoting import as_data

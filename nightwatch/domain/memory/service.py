@@ -23,15 +23,15 @@ from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import DocumentCache, MemoryReader, Snapshot, forget, note_injected
 from nightwatch.domain.memory.compaction import Compactor
 from nightwatch.domain.memory.format import header_part, live_line_count, unread_lines, valid_author
-from nightwatch.domain.memory.inputs import (
+from nightwatch.domain.memory.junk import junk_reason
+from nightwatch.domain.memory.learning import Learner
+from nightwatch.domain.memory.lesson_text import (
     LESSON_MAX,
     validate_lesson,
     validate_lesson_id,
     validate_overview,
     validate_search_limit,
 )
-from nightwatch.domain.memory.junk import junk_reason
-from nightwatch.domain.memory.learning import Learner
 from nightwatch.domain.memory.models import (
     CompactionResult,
     Discarded,

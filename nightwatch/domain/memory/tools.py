@@ -16,7 +16,7 @@ from functools import cache
 from typing import ClassVar, Protocol
 
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory.inputs import LESSON_MAX, QUERY_MAX, validate_query
+from nightwatch.domain.memory.lesson_text import LESSON_MAX, QUERY_MAX, validate_query
 from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, validate_category
 from nightwatch.domain.models import Category, Lesson, Persona
 from nightwatch.domain.quoting import as_data

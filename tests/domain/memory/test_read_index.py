@@ -13,9 +13,8 @@ from numpy.typing import NDArray
 
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory import cache as cache_module
-from nightwatch.domain.memory.derive import derive
+from nightwatch.domain.memory.derive import IndexedLessons, derive
 from nightwatch.domain.memory.format import is_header, parse
-from nightwatch.domain.memory.derive import IndexedLessons
 from nightwatch.domain.memory.read_index import VERSION, ReadIndex, text_digest
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona

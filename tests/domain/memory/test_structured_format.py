@@ -20,9 +20,9 @@ from nightwatch.domain.memory.format import (
     live_line_count,
     parse,
     render_lesson,
+    unread_lines,
 )
 from nightwatch.domain.memory.transfer import merge_imported
-from nightwatch.domain.memory.format import unread_lines
 from nightwatch.domain.models import Lesson
 
 OLD = """# Carlos · memory for night-watch
