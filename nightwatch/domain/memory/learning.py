@@ -16,9 +16,8 @@ from typing import ClassVar
 
 from nightwatch.domain.errors import LLMError
 from nightwatch.domain.llm import LLM, Purpose
-from nightwatch.domain.memory.answers import Candidate, parse_candidates
+from nightwatch.domain.memory.answers import Candidate, junk_reason, parse_candidates
 from nightwatch.domain.memory.format import header_part
-from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX
 from nightwatch.domain.memory.models import Discarded, ReflectionContext
 from nightwatch.domain.memory.recording import Entry, Recorded

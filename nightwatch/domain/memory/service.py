@@ -18,12 +18,11 @@ from dataclasses import dataclass
 
 from nightwatch.domain.errors import InvalidInputError, NightWatchError
 from nightwatch.domain.llm import LLM
-from nightwatch.domain.memory.answers import Candidate
+from nightwatch.domain.memory.answers import Candidate, junk_reason
 from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import DocumentCache, MemoryReader, Snapshot, forget, note_injected
 from nightwatch.domain.memory.compaction import Compactor
 from nightwatch.domain.memory.format import header_part, live_line_count, unread_lines, valid_author
-from nightwatch.domain.memory.junk import junk_reason
 from nightwatch.domain.memory.learning import Learner
 from nightwatch.domain.memory.lesson_text import (
     LESSON_MAX,
