@@ -12,9 +12,10 @@ Also read: the category as `(cases)` or `cases:`, overview lines indented withou
 `lesson`) and `overview`, alone or under "lessons". An answer in the older one-line form (bullets only) gives
 candidates without category or overview. Prose lines are ignored, so an answer with no bullets gives no lessons.
 
-The junk guard turns away greetings, refusals, placeholders, echoes of the reflection prompt or of the interaction itself, and text Night Watch
-itself injected (the "X remembered:" notes, the memory block's heading and introduction, file markup, several
-remembered lessons stitched together), which would otherwise feed back into memory as if it had been learned.
+The junk guard turns away greetings, refusals, placeholders, echoes of the reflection prompt or of the interaction
+itself, and text Night Watch itself injected (the "X remembered:" notes, the memory block's heading and introduction,
+file markup, several remembered lessons stitched together), which would otherwise feed back into memory as if it had
+been learned.
 """
 
 from __future__ import annotations
