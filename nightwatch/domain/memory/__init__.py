@@ -22,9 +22,8 @@ from nightwatch.domain.memory.lesson_text import (
     validate_query,
     validate_search_limit,
 )
-from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, validate_category
+from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, Flavour, flavour_for, validate_category
 from nightwatch.domain.memory.pending import Retried, orphans
-from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.tools import (
     MAX_TOOL_CALLS,

@@ -1,5 +1,6 @@
-"""Lessons in a model's answer, read leniently (each a candidate with an abstract, and a category and overview when
-the answer gives them), and the junk guard that keeps text that is no lesson out of memory.
+"""Lessons in a model's answer: how a memory prompt is sent to the model, its answer read leniently (each lesson a
+candidate with an abstract, and a category and overview when the answer gives them), and the junk guard that keeps
+text that is no lesson out of memory.
 
 The form the prompts ask for mirrors the memory file: a bullet with the category in brackets, and the overview on the
 indented `>` line(s) under it:
@@ -26,9 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
 from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX, clean_lesson_text, clean_overview, lesson_id, normalise
 from nightwatch.domain.memory.models import CATEGORIES
-from nightwatch.domain.models import Category, Lesson
+from nightwatch.domain.models import Category, Lesson, Persona
 
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(.+?)\s*$")
 _MORE = re.compile(r"^(?:\s+>?|>)\s*(?:\*{0,2}overview\*{0,2}\s*:\s*)?(.*?)\s*$", re.IGNORECASE)
@@ -245,3 +247,17 @@ def _triples(words: Sequence[str]) -> frozenset[tuple[str, str, str]]:
 @lru_cache(maxsize=65536)
 def _triples_of(text: str) -> frozenset[tuple[str, str, str]]:
     return _triples(_WORD.findall(normalise(text)))
+
+
+def ask(llm: LLM, purpose: Purpose, persona: Persona, prompt: str, *, topic: str, max_tokens: int) -> str:
+    """Send a memory prompt to the model as the persona; LLMError propagates to the caller."""
+    request = LLMRequest(
+        purpose=purpose,
+        system=SystemPrompt((PromptBlock(prompt),)),
+        messages=(ChatMessage(role="user", content="Answer now, in the form asked for."),),
+        max_tokens=max_tokens,
+        model=persona.model,
+        persona=persona,
+        topic=topic,
+    )
+    return llm.complete(request).text

@@ -16,12 +16,12 @@ from typing import ClassVar
 
 from nightwatch.domain.errors import LLMError
 from nightwatch.domain.llm import LLM, Purpose
-from nightwatch.domain.memory.answers import Candidate, junk_reason, parse_candidates
+from nightwatch.domain.memory.answers import Candidate, ask, junk_reason, parse_candidates
 from nightwatch.domain.memory.format import header_part
 from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX
-from nightwatch.domain.memory.models import Discarded, ReflectionContext
+from nightwatch.domain.memory.models import Discarded, Flavour, ReflectionContext, flavour_for
 from nightwatch.domain.memory.recording import Entry, Recorded
-from nightwatch.domain.memory.reflection import CATEGORY_GUIDE, Flavour, ReflectionPrompt, ask, flavour_for
+from nightwatch.domain.memory.reflection import CATEGORY_GUIDE, ReflectionPrompt
 from nightwatch.domain.models import Lesson, Persona, ThreadMessage
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.quoting import as_data

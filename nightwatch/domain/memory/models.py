@@ -1,5 +1,5 @@
-"""Memory's values: what a lesson is about, unread lines, the block a turn carries, a reflection's context, held
-lessons, compactions.
+"""Memory's values: what a lesson is about, the wording a role reflects in, unread lines, the block a turn carries,
+a reflection's context, held lessons, compactions.
 
 What a lesson is about: six categories, after the layered memory design in the seeds. The category decides how
 curation treats a new lesson close to an old one: `events` and `cases` always stand alone (each happened once),
@@ -9,8 +9,10 @@ meaning-based rule every lesson had before categories.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
+from enum import StrEnum
 from typing import Final, get_args
 
 from nightwatch.domain.errors import InvalidInputError
@@ -35,6 +37,34 @@ def validate_category(value: str) -> Category:
         if name == category:
             return category
     raise InvalidInputError(f"{value!r} is not a lesson category: use one of {', '.join(CATEGORIES)}.")
+
+
+class Flavour(StrEnum):
+    """The family of wording a role's reflection uses; the templates branch on it."""
+
+    IMPLEMENTER = "implementer"
+    TECH_LEAD = "tech_lead"
+    QA = "qa"
+    SECURITY = "security"
+    GENERIC = "generic"
+
+
+# Checked in order: a "QA lead" reflects like QA, a "security lead" like security.
+_ROLE_PATTERNS: tuple[tuple[Flavour, re.Pattern[str]], ...] = (
+    (Flavour.SECURITY, re.compile(r"\b(secur\w*|appsec|infosec|pen[- ]?test\w*|threat\w*|vulnerabilit\w*)\b")),
+    (Flavour.QA, re.compile(r"\b(qa|quality|tests?|tester|testing|sdet)\b")),
+    (Flavour.TECH_LEAD, re.compile(r"\b(tech(nical)? lead|lead|architect\w*|principal|staff engineer)\b")),
+    (
+        Flavour.IMPLEMENTER,
+        re.compile(r"\b(implement\w*|developer|dev|programmer|coder|software engineer|(back|front)[- ]?end\w*)\b"),
+    ),
+)
+
+
+def flavour_for(role: str) -> Flavour:
+    """Pick the reflection wording for a role from its text; anything unknown gets the generic wording."""
+    text = " ".join(role.lower().replace("_", " ").split())
+    return next((flavour for flavour, pattern in _ROLE_PATTERNS if pattern.search(text)), Flavour.GENERIC)
 
 
 @dataclass(frozen=True)

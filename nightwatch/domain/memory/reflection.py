@@ -1,52 +1,21 @@
-"""Role-flavoured reflection and compaction prompts, and how a memory prompt is sent to the model.
+"""Role-flavoured reflection and compaction prompts.
 
-The lessons a model answers with are read by answers.py.
+answers.py sends a memory prompt to the model and reads the lessons it answers with.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import ClassVar
 
-from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
 from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX
-from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, ReflectionContext
+from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, Flavour, ReflectionContext, flavour_for
 from nightwatch.domain.models import Persona
 from nightwatch.domain.quoting import as_data
 from nightwatch.prompts import Prompt
 
-
-class Flavour(StrEnum):
-    """The family of wording a role's reflection uses; the templates branch on it."""
-
-    IMPLEMENTER = "implementer"
-    TECH_LEAD = "tech_lead"
-    QA = "qa"
-    SECURITY = "security"
-    GENERIC = "generic"
-
-
-# Checked in order: a "QA lead" reflects like QA, a "security lead" like security.
-_ROLE_PATTERNS: tuple[tuple[Flavour, re.Pattern[str]], ...] = (
-    (Flavour.SECURITY, re.compile(r"\b(secur\w*|appsec|infosec|pen[- ]?test\w*|threat\w*|vulnerabilit\w*)\b")),
-    (Flavour.QA, re.compile(r"\b(qa|quality|tests?|tester|testing|sdet)\b")),
-    (Flavour.TECH_LEAD, re.compile(r"\b(tech(nical)? lead|lead|architect\w*|principal|staff engineer)\b")),
-    (
-        Flavour.IMPLEMENTER,
-        re.compile(r"\b(implement\w*|developer|dev|programmer|coder|software engineer|(back|front)[- ]?end\w*)\b"),
-    ),
-)
-
 # Each category and what it holds, as the reflection and extraction prompts list them.
 CATEGORY_GUIDE: tuple[tuple[str, str], ...] = tuple((category, DESCRIPTIONS[category]) for category in CATEGORIES)
-
-
-def flavour_for(role: str) -> Flavour:
-    """Pick the reflection wording for a role from its text; anything unknown gets the generic wording."""
-    text = " ".join(role.lower().replace("_", " ").split())
-    return next((flavour for flavour, pattern in _ROLE_PATTERNS if pattern.search(text)), Flavour.GENERIC)
 
 
 @dataclass(frozen=True)
@@ -153,17 +122,3 @@ class CompactionPrompt(Prompt):
                 CompactionItem("Payment webhook retries must be covered by an idempotency test."),
             ),
         )
-
-
-def ask(llm: LLM, purpose: Purpose, persona: Persona, prompt: str, *, topic: str, max_tokens: int) -> str:
-    """Send a memory prompt to the model as the persona; LLMError propagates to the caller."""
-    request = LLMRequest(
-        purpose=purpose,
-        system=SystemPrompt((PromptBlock(prompt),)),
-        messages=(ChatMessage(role="user", content="Answer now, in the form asked for."),),
-        max_tokens=max_tokens,
-        model=persona.model,
-        persona=persona,
-        topic=topic,
-    )
-    return llm.complete(request).text
