@@ -23,7 +23,6 @@ from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import DocumentCache, MemoryReader, Snapshot, forget, note_injected
 from nightwatch.domain.memory.compaction import Compactor
 from nightwatch.domain.memory.format import header_part, live_line_count, unread_lines, valid_author
-from nightwatch.domain.memory.learning import Learner
 from nightwatch.domain.memory.lesson_text import (
     LESSON_MAX,
     validate_lesson,
@@ -43,6 +42,7 @@ from nightwatch.domain.memory.models import (
 from nightwatch.domain.memory.pending import KeptLessons, Retried
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.memory.recording import Entry, Recorded
+from nightwatch.domain.memory.reflection import Learner
 from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill, MemoryVectors
 from nightwatch.domain.memory.writing import LessonWriter
 from nightwatch.domain.models import Category, Lesson, Persona
