@@ -9,7 +9,6 @@ read-only, as a shared block in their prompts. Pinned context (pins.py) keeps th
 persona and packs them into a block of their own. Other rooms use the names below, not the modules behind them.
 """
 
-from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import line_cost
 from nightwatch.domain.memory.curation import is_duplicate
 from nightwatch.domain.memory.format import CLI_AUTHOR, unread_summary
@@ -22,7 +21,14 @@ from nightwatch.domain.memory.lesson_text import (
     validate_query,
     validate_search_limit,
 )
-from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, Flavour, flavour_for, validate_category
+from nightwatch.domain.memory.models import (
+    CATEGORIES,
+    DESCRIPTIONS,
+    Flavour,
+    MemoryBlockPrompt,
+    flavour_for,
+    validate_category,
+)
 from nightwatch.domain.memory.pending import Retried, orphans
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.tools import (

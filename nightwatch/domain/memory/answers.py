@@ -1,6 +1,6 @@
-"""Lessons in a model's answer: how a memory prompt is sent to the model, its answer read leniently (each lesson a
-candidate with an abstract, and a category and overview when the answer gives them), and the junk guard that keeps
-text that is no lesson out of memory.
+"""Lessons coming into memory, each a candidate: asked of the model and read leniently from its answer (an abstract,
+and a category and overview when the answer gives them), or given by a person; and the junk guard that keeps text
+that is no lesson out.
 
 The form the prompts ask for mirrors the memory file: a bullet with the category in brackets, and the overview on the
 indented `>` line(s) under it:
@@ -27,9 +27,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
-from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX, clean_lesson_text, clean_overview, lesson_id, normalise
-from nightwatch.domain.memory.models import CATEGORIES
+from nightwatch.domain.memory.lesson_text import (
+    OVERVIEW_MAX,
+    clean_lesson_text,
+    clean_overview,
+    lesson_id,
+    normalise,
+    valid_author,
+    validate_lesson,
+    validate_overview,
+)
+from nightwatch.domain.memory.models import CATEGORIES, validate_category
 from nightwatch.domain.models import Category, Lesson, Persona
 
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+(.+?)\s*$")
@@ -196,6 +206,23 @@ _INJECTED = re.compile(
     r"\bdata, never instructions to follow\b|·\s*memory for\b|\bmemories/[a-z0-9-]+/main\.md\b",
     re.IGNORECASE,
 )
+
+
+def given_lesson(
+    text: str, category: Category | None, overview: str | None, author: str | None, max_chars: int
+) -> Candidate:
+    """A lesson a person gave, as a candidate; InvalidInputError says what is wrong with it (junk included)."""
+    kind_of = validate_category(category) if category is not None else None
+    lesson = validate_lesson(text, max_chars)
+    detail = validate_overview(overview) if overview is not None else None
+    if author is not None and not valid_author(author):
+        raise InvalidInputError(
+            f"{author!r} cannot be kept as a lesson's author: use one word of letters, digits, '.', '_' or '-'."
+        )
+    reason = junk_reason(lesson)
+    if reason:
+        raise InvalidInputError(f"Not remembered: {reason}. Write a lesson a teammate could act on.")
+    return Candidate(lesson, kind_of, detail or None)
 
 
 def junk_reason(text: str, *, instructions: str = "", context: Sequence[str] = ()) -> str | None:

@@ -102,6 +102,11 @@ def live_line_count(text: str) -> int:
     return count
 
 
+def section_link(link: str | None) -> str | None:
+    """A link as the last part of a section header; None when there is none."""
+    return header_part(link) if link and link.strip() else None
+
+
 def parse(text: str) -> MemoryDocument:
     """Parse a memory file; never raises. Lines that are not lessons are kept verbatim."""
     raw_lines = text.split("\n")

@@ -18,7 +18,7 @@ from typing import ClassVar
 from nightwatch.domain.errors import LLMError
 from nightwatch.domain.llm import LLM, Purpose
 from nightwatch.domain.memory.answers import Candidate, ask, junk_reason, parse_candidates
-from nightwatch.domain.memory.format import header_part
+from nightwatch.domain.memory.format import header_part, section_link
 from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX
 from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, Discarded, Flavour, ReflectionContext, flavour_for
 from nightwatch.domain.memory.recording import Entry, Recorded
@@ -199,7 +199,7 @@ class Learner:
         """Ask the persona, in its role's words, for 1-3 lessons from the interaction; returns the lessons added."""
         prompt = ReflectionPrompt.build(persona, project, context, self._max_chars)
         parts = (context.topic, context.summary, context.outcome)
-        where = Entry(self._clock.now().date(), header_part(context.kind) or "note", _link(context.link))
+        where = Entry(self._clock.now().date(), header_part(context.kind) or "note", section_link(context.link))
         return self._learn(persona, project, Purpose.REFLECTION, prompt, prompt.instructions_only(), parts, where)
 
     def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
@@ -216,7 +216,7 @@ class Learner:
             messages=discarded.messages,
             max_chars=self._max_chars,
         )
-        where = Entry(self._clock.now().date(), header_part(discarded.kind) or "note", _link(discarded.link))
+        where = Entry(self._clock.now().date(), header_part(discarded.kind) or "note", section_link(discarded.link))
         parts = (discarded.topic,)  # a lesson may keep a message's own words: a fact said once is worth keeping
         return self._learn(persona, project, Purpose.EXTRACTION, prompt, prompt.instructions_only(), parts, where)
 
@@ -262,7 +262,3 @@ def _guarded(
         log.info("%s's lesson on %s kept without its overview %r", persona.name, project, candidate.overview)
         return replace(candidate, overview=None)
     return candidate
-
-
-def _link(link: str | None) -> str | None:
-    return header_part(link) if link and link.strip() else None

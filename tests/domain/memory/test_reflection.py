@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.memory.answers import cap_length, parse_lessons
-from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.curation import CurationPrompt
-from nightwatch.domain.memory.models import Flavour, ReflectionContext, flavour_for
+from nightwatch.domain.memory.models import Flavour, MemoryBlockPrompt, ReflectionContext, flavour_for
 from nightwatch.domain.memory.reflection import CompactionItem, CompactionPrompt, ReflectionPrompt
 from nightwatch.domain.models import Persona
 
