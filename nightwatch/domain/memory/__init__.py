@@ -11,7 +11,8 @@ persona and packs them into a block of their own. Other rooms use the names belo
 
 from nightwatch.domain.memory.cache import line_cost
 from nightwatch.domain.memory.curation import is_duplicate
-from nightwatch.domain.memory.format import CLI_AUTHOR, unread_summary
+from nightwatch.domain.memory.document import unread_summary
+from nightwatch.domain.memory.format import CLI_AUTHOR, Merged, merge_imported
 from nightwatch.domain.memory.lesson_text import (
     LESSON_MAX,
     QUERY_MAX,
@@ -36,11 +37,11 @@ from nightwatch.domain.memory.tools import (
     RECALL_TOOL,
     REMEMBER_TOOL,
     MemoryTools,
+    MemoryTransfer,
     ToolMemory,
     ToolOutcome,
     memory_tool_specs,
 )
-from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
 from nightwatch.domain.models import Category
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Parse a persona's memory file into a document, and find the lines in it Night Watch could not read.
+"""Parse a persona's memory file into a document, and merge a file a person brings back into the one kept now.
 
     # Carlos · memory for night-watch
 
@@ -13,22 +13,22 @@
     - ~~Release train runs on Tuesdays.~~ <!-- superseded-by:ab12cd34 on:2026-11-21 -->
 
 A `## ` header opens a section (dated: `day · kind · link`; or the history); each bullet is read as a lesson with the
-overview lines under it (lesson_text.py reads one lesson's lines). Every line that is not a lesson is kept verbatim
-(see document.py), and so is every lesson nobody changed, overview lines included; a rewritten lesson is written back
-in the `- ` form. Parsing never raises.
+overview lines under it (lesson_text.py reads one lesson's lines). Every line that is not a lesson is kept verbatim (see
+document.py), and so is every lesson nobody changed, overview lines included; a rewritten lesson is written back in the
+`- ` form. Parsing never raises.
 
-`unread_lines` finds the kept lines worth telling a person about, so that they are told instead of losing them.
-Read without being lessons: blank lines, the title and other headings, section headers, whole-line comments,
-horizontal rules, all of the history section, and prose outside dated sections (a person's own notes). Not read: any
-other line in a dated section (prose, a bullet with no words, a lesson whose metadata comment is malformed, a `> `
-overview line with no lesson right above it, or with no words or a comment in it), and a bullet anywhere else that
-could not be read as a lesson.
+`merge_imported` keeps markdown a person's tool: memory can be exported as files, edited or moved, and imported again.
+Importing never drops a lesson: a lesson only the kept memory has stays; a lesson only the file has is added under its
+own dated section (or into the history when it is superseded); a lesson both have takes the file's marks (pin, seen and
+injected counts, superseded, author, category, overview), since the file is what a person last looked at. Into an empty
+memory the file goes in verbatim, so an export imported elsewhere is the same text, byte for byte.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import date
 
 from nightwatch.domain.memory.document import HISTORY_TITLE, Line, MemoryDocument, Section, new_document
@@ -48,7 +48,6 @@ from nightwatch.domain.memory.lesson_text import (
     render_lesson,
     valid_author,
 )
-from nightwatch.domain.memory.models import UnreadLine
 from nightwatch.domain.models import Lesson
 
 __all__ = [
@@ -218,40 +217,66 @@ def _section(raw: str, body: str) -> Section:
     return Section(header=raw, day=day, kind=kind, link=link)
 
 
-_WHOLE_COMMENT = re.compile(r"<!--.*-->")
-_RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}")  # a markdown horizontal rule: ---, ***, _ _ _
+@dataclass(frozen=True)
+class Merged:
+    """The merged text and what the merge did: lessons added, lessons whose marks the file changed, lessons kept."""
+
+    text: str
+    added: int = 0
+    updated: int = 0
+    kept: int = 0
 
 
-def unread_lines(doc: MemoryDocument) -> list[UnreadLine]:
-    """The lines of `doc` that are neither lessons nor structure, numbered as in the text `doc.render()` gives."""
-    found: list[UnreadLine] = []
-    number = 0
-    for section in doc.sections:
-        number += section.header is not None
-        for line in section.lines:
-            number += 1
-            raw = line.raw
-            if line.lesson is not None:  # a lesson with an overview spans several lines
-                number += raw.count("\n") if raw is not None else bool(line.lesson.overview)
-            elif raw is not None and not section.history and _unread(raw, section.day):
-                found.append(UnreadLine(number, raw))
-    return found
+def merge_imported(current: str, imported: str) -> Merged:
+    """The kept memory `current` with the lessons of the file `imported` merged in by id (see the module doc)."""
+    if not current.strip():
+        return Merged(imported, added=len(parse(imported).all_lessons()))
+    mine, theirs = parse(current), parse(imported)
+    by_id = {lesson.id: lesson for lesson in theirs.all_lessons()}
+    known = {lesson.id for lesson in mine.all_lessons()}
+    updated: set[str] = set()
+
+    def take_marks(lesson: Lesson) -> Lesson:
+        other = by_id.get(lesson.id)
+        if other is None or _marks(other) == _marks(lesson):
+            return lesson
+        updated.add(lesson.id)
+        return replace(
+            lesson,
+            pinned=other.pinned,
+            seen=other.seen,
+            injected=other.injected,
+            superseded_by=other.superseded_by,
+            author=other.author,
+            category=other.category,
+            overview=other.overview,
+        )
+
+    merged = mine.map_lessons(take_marks)
+    added = 0
+    for section in theirs.sections:
+        new = [lesson for lesson in section.lessons() if lesson.id not in known]
+        known.update(lesson.id for lesson in new)
+        added += len(new)
+        merged = _add(merged, section, new)
+    kept = sum(lesson.id not in by_id for lesson in mine.all_lessons())
+    text = merged.render() if added or updated else current
+    return Merged(text, added=added, updated=len(updated), kept=kept)
 
 
-def unread_summary(lines: Sequence[UnreadLine], width: int = 60) -> str:
-    """One line for a person: '2 lines not understood: line 14 "…", line 20 "…"' ('' when there are none)."""
-    if not lines:
-        return ""
-    shown = ", ".join(f'line {line.number} "{_clip(line.text.strip(), width)}"' for line in lines)
-    return f"{len(lines)} line{'' if len(lines) == 1 else 's'} not understood: {shown}"
+def _marks(lesson: Lesson) -> tuple[object, ...]:
+    marks = (lesson.pinned, lesson.seen, lesson.injected, lesson.superseded_by, lesson.author)
+    return (*marks, lesson.category, lesson.overview)
 
 
-def _unread(raw: str, day: date | None) -> bool:
-    line = raw.strip()
-    if not line or line.startswith("#") or _WHOLE_COMMENT.fullmatch(line) or _RULE.fullmatch(line):
-        return False
-    return day is not None or bullet_text(line) is not None
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _add(document: MemoryDocument, section: Section, lessons: Sequence[Lesson]) -> MemoryDocument:
+    """Add lessons where they were in the file: their dated section, the history, or the top of the file."""
+    if not lessons:
+        return document
+    if section.history:
+        return document.add_history(lessons)
+    if section.day is not None:
+        return document.append(lessons, section.day, section.kind, section.link)
+    first, *rest = document.sections  # undated bullets (under the title) join the kept file's undated ones
+    lines = first.lines + tuple(Line(lesson=lesson) for lesson in lessons)
+    return replace(document, sections=(replace(first, lines=lines), *rest))

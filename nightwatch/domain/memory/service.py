@@ -20,7 +20,8 @@ from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory.answers import Candidate, given_lesson
 from nightwatch.domain.memory.cache import DocumentCache, MemoryReader, Snapshot, forget, note_injected
 from nightwatch.domain.memory.compaction import Compactor
-from nightwatch.domain.memory.format import header_part, live_line_count, section_link, unread_lines
+from nightwatch.domain.memory.document import unread_lines
+from nightwatch.domain.memory.format import header_part, live_line_count, section_link
 from nightwatch.domain.memory.lesson_text import (
     LESSON_MAX,
     validate_lesson_id,
