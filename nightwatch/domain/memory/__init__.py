@@ -1,12 +1,12 @@
 """Memory: each persona's lessons per project, as a markdown document a person can read and edit.
 
 Each lesson has an abstract (the bullet, injected into prompts), an overview (shown to people) and a category that
-decides how curation treats it. The service reads memory for a turn, records what a reflection or an extraction
-learned (junk guard, dedup, supersession, the categories' rules), and keeps the document bounded by compaction;
-teaching records what a person says in plain words ("remember that …", "forget that …"); the memory tools let a
-persona recall and remember during its own turn. Shares open one persona's knowledge of a project to teammates,
-read-only, as a shared block in their prompts. Pinned context (pins.py) keeps the documents a person pinned for a
-persona and packs them into a block of their own. Other rooms use the names below, not the modules behind them.
+decides how curation treats it. `MemoryService` reads memory for a turn (the block, ranked and fitted to a token
+budget), records what a reflection or an extraction learned (junk guard, dedup, supersession, the categories' rules),
+and keeps the document bounded by compaction; `MemoryTools` let a persona recall and remember during its own turn;
+`MemoryTransfer` moves whole documents in and out for a person. Where memory is kept is the room's port
+(`memory.ports`), its values are `memory.models`; other rooms use those and the names below, not the modules
+behind them.
 """
 
 from nightwatch.domain.memory.cache import line_cost

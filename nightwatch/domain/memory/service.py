@@ -197,7 +197,7 @@ class MemoryService:
         return self._learner.reflect(persona, check_slug(project), context)
 
     def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
-        """Record the lessons the persona finds in a thread's messages as they are summarised away (see learning.py).
+        """Record the lessons the persona finds in a thread's messages as they are summarised away (see reflection.py).
 
         Raises LessonsPendingError when storage failed: the lessons are kept and retried (see pending.py).
         """
