@@ -43,7 +43,7 @@ from nightwatch.domain.memory.reflection import Learner
 from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill, MemoryVectors
 from nightwatch.domain.memory.writing import LessonWriter
 from nightwatch.domain.models import Category, Lesson, Persona
-from nightwatch.domain.personas import check_slug
+from nightwatch.domain.names import check_slug
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.recall import Recall, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens

@@ -24,7 +24,7 @@ from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, validate_c
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.models import Category, Lesson, Persona
-from nightwatch.domain.personas import check_slug
+from nightwatch.domain.names import check_slug
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.recall import Scored
 from nightwatch.domain.tool_use import ToolCall, ToolSpec
