@@ -1,4 +1,5 @@
-"""The README stays true: every setting config.py reads is documented, and every documented command parses."""
+"""The README stays true: every setting config.py (with environment.py) reads is documented, and every documented
+command parses."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from nightwatch.domain.pins import PIN_PATH_MAX, PIN_TEXT_MAX, PIN_URL_MAX
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-CONFIG = (ROOT / "nightwatch" / "config.py").read_text(encoding="utf-8")
+CONFIG = "\n".join((ROOT / "nightwatch" / name).read_text(encoding="utf-8") for name in ("config.py", "environment.py"))
 
 
 def config_variables() -> set[str]:
