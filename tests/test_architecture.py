@@ -26,7 +26,12 @@ ROOMS = (
     "nightwatch.domain.sharing",
     "nightwatch.domain.teaching",
     "nightwatch.adapters.db",
+    "nightwatch.adapters.encoder",
+    "nightwatch.adapters.files",
     "nightwatch.adapters.offline",
+    "nightwatch.adapters.pins",
+    "nightwatch.adapters.runtime",
+    "nightwatch.adapters.secrets",
     "nightwatch.adapters.slack",
 )
 

@@ -70,7 +70,7 @@ def history(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    from nightwatch.adapters.runtime.hot_reload import HotReload
+    from nightwatch.adapters.runtime import HotReload
     from nightwatch.adapters.slack import SlackApp, run_socket_mode
 
     settings = container.get(Settings)  # start() has already closed the deliberations a dead process left running

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Engine
 
-from nightwatch.adapters.secrets.redaction import install_redaction, redact
+from nightwatch.adapters.secrets import install_redaction, redact
 from nightwatch.cli.arguments import Handler, build_parser
 from nightwatch.config import OFFLINE_NOTICE, Settings
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError

@@ -12,7 +12,7 @@ from typing import TextIO
 
 from injector import Injector
 
-from nightwatch.adapters.files.folder import FolderDocument, read_folder, write_folder
+from nightwatch.adapters.files import FolderDocument, read_folder, write_folder
 from nightwatch.config import Settings
 from nightwatch.domain.errors import ConfigError, NightWatchError, NotFoundError, StorageError
 from nightwatch.domain.memory import MemoryTransfer

@@ -30,7 +30,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from nightwatch.adapters.db import vector_segments
 from nightwatch.adapters.db.schema import memory_documents
 from nightwatch.adapters.db.transactions import Bind, database_errors, transaction
-from nightwatch.adapters.secrets.redaction import redact_new_lines
+from nightwatch.adapters.secrets import redact_new_lines
 from nightwatch.domain.arrays import Arrays
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory.ports import FolderMove

@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from nightwatch.adapters.files import index_file, vector_file
 from nightwatch.adapters.files.disk import LOCK, MemoryDisk
 from nightwatch.adapters.files.paths import AGENTS, ARCHIVED, FILE, MEMORIES, Kind, MemoryPaths
-from nightwatch.adapters.secrets.redaction import redact_new_lines
+from nightwatch.adapters.secrets import redact_new_lines
 from nightwatch.domain.arrays import Arrays
 from nightwatch.domain.errors import InvalidNameError, StorageError
 from nightwatch.domain.memory.ports import FolderMove

@@ -23,10 +23,9 @@ from slack_sdk import WebClient
 from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, RetryHandler
 
 from nightwatch.adapters.db import SlackState
-from nightwatch.adapters.pins.watch import PinWatch
-from nightwatch.adapters.runtime.hot_reload import HotReload
-from nightwatch.adapters.runtime.scheduler import DEFAULT_TICK_SECONDS, ProactiveScheduler
-from nightwatch.adapters.secrets.redaction import install_redaction
+from nightwatch.adapters.pins import PinWatch
+from nightwatch.adapters.runtime import DEFAULT_TICK_SECONDS, HotReload, ProactiveScheduler
+from nightwatch.adapters.secrets import install_redaction
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.commands import SlashCommands
 from nightwatch.adapters.slack.home import HomeTab

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from slack_sdk import WebClient
 
-from nightwatch.adapters.secrets.redaction import redact_backstop
+from nightwatch.adapters.secrets import redact_backstop
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.blocks import Block, escape
 from nightwatch.adapters.slack.sanitize import sanitize
