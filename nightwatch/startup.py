@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters.db import SchemaChange, upgrade
 from nightwatch.adapters.encoder import embeddings
+from nightwatch.adapters.files.disk import make_private_folder
 from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.adapters.runtime.hot_reload import report_persona_files
 from nightwatch.config import Settings
@@ -38,7 +39,7 @@ def start(container: Injector) -> Started:
     """
     settings = container.get(Settings)
     try:
-        settings.home.mkdir(parents=True, exist_ok=True)
+        make_private_folder(settings.home)
     except OSError as exc:
         raise StorageError(
             f"Cannot create the data folder {settings.home} ({exc.strerror}); set NIGHTWATCH_HOME to a writable folder."

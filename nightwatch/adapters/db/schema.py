@@ -6,6 +6,8 @@ here needs a migration too: tests/adapters/db/test_migrations.py compares the mi
 
 from __future__ import annotations
 
+import contextlib
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,8 @@ from sqlalchemy import (
     true,
 )
 from sqlalchemy.engine import make_url
+
+from nightwatch.adapters.files.disk import make_private_folder
 
 metadata = MetaData()
 
@@ -258,7 +262,7 @@ def make_engine(url: str) -> Engine:
     kwargs: dict[str, Any] = {"future": True}
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            _private_sqlite_file(Path(parsed.database))
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
     else:
         kwargs["pool_pre_ping"] = True
@@ -266,6 +270,15 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def _private_sqlite_file(path: Path) -> None:
+    """Create the database file 0600 before SQLite does (its -wal and -shm files take the file's mode)."""
+    if not path.parent.exists():
+        make_private_folder(path.parent)
+    if not os.path.lexists(path):
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600))
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
