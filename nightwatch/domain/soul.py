@@ -229,8 +229,12 @@ class SoulCompiler:
         return MemorySection(lessons=as_data(memory.text.strip())).render()
 
     def pins_section(self, pins: PinBlock) -> str:
-        """The pinned block as the prompt carries it: its entries made data (again: it changes nothing) inside it."""
-        return PinsSection(pins=as_data(pins.text)).render()
+        """The pinned block as the prompt carries it, inside its delimiters.
+
+        Each entry's parts were made data when it was packed (pins/block.py); making the whole text data again would
+        escape the entries' own source lines, which `as_data` rightly treats as a pin's source line posed by data.
+        """
+        return PinsSection(pins=pins.text).render()
 
     def shared_section(self, shared: SharedBlock) -> str:
         """The shared block as the prompt carries it: its lines made data inside the delimiters."""
