@@ -3,8 +3,8 @@
 A template wraps such text in a delimited block (`<memory>` … `</memory>`) introduced as notes, never instructions.
 `as_data` is what keeps the text inside: whatever it says, it cannot close that block or open another one, start a
 heading that imitates one of the prompt's own sections (ATX `#`, or a setext `===` / `---` underline), or pose as the
-line that introduces a pinned document (`[pin 1 · file ...]`). It works for any block's tag name, because it defuses
-every tag-like sequence, not one name.
+line that introduces a pinned document (`[pin 1 · file ...]`, in any case or width). It works for any block's tag
+name, because it defuses every tag-like sequence, not one name.
 
 Invisible and look-alike characters are the ways around a plain `<` check, so:
 - every format character (Unicode category Cf: zero-width space and joiners, word joiner, BOM, soft hyphen, bidi
@@ -71,8 +71,9 @@ _TAG = re.compile(
 )
 # A line that would start a heading (ATX `#`, or a setext underline of `=` or `-`) or pose as a pin's source line.
 _UNDERLINE = _class(_EQUALS + _DASHES)
+_PIN_LINE = rf"[{_class(_SQUARE)}]{_BLANK}*[pP\uff50\uff30][iI\uff49\uff29][nN\uff4e\uff2e](?![^\W\d_])"
 _POSING = re.compile(
-    rf"^({_BLANK}*)(?=[{_class(_HASHES + _SQUARE)}]|[{_UNDERLINE}](?:[{_UNDERLINE}]|{_BLANK})*$)", re.MULTILINE
+    rf"^({_BLANK}*)(?=[{_class(_HASHES)}]|{_PIN_LINE}|[{_UNDERLINE}](?:[{_UNDERLINE}]|{_BLANK})*$)", re.MULTILINE
 )
 _POSING_START = re.compile(rf"(?:^|\n){_BLANK}*[{_class(_HASHES + _SQUARE)}{_UNDERLINE}]")
 

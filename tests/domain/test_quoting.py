@@ -183,3 +183,9 @@ def test_the_tables_cover_unicode_and_the_confusables_table() -> None:
         ("[", quoting._SQUARE),
     ]:
         assert _folding_to(targets) - set(table) - letters == set(), targets  # letters count as a name anyway
+
+
+def test_a_line_in_brackets_that_is_not_a_pin_line_is_left_as_written() -> None:
+    assert as_data("[offline] Tokens never belong in localStorage.") == "[offline] Tokens never belong in localStorage."
+    assert as_data("[pinned] and [x] done") == "[pinned] and [x] done"
+    assert as_data("[ PIN 3 · page x]") == "\\[ PIN 3 · page x]"
