@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,6 @@ from sqlalchemy import (
     true,
 )
 from sqlalchemy.engine import make_url
-
-from nightwatch.adapters.files.disk import make_private_folder
 
 metadata = MetaData()
 
@@ -262,23 +261,27 @@ def make_engine(url: str) -> Engine:
     kwargs: dict[str, Any] = {"future": True}
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
-            _private_sqlite_file(Path(parsed.database))
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
     else:
         kwargs["pool_pre_ping"] = True
     engine = create_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            event.listen(engine, "connect", _private_file(Path(parsed.database)))
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
 
 
-def _private_sqlite_file(path: Path) -> None:
-    """Create the database file 0600 before SQLite does (its -wal and -shm files take the file's mode)."""
-    if not path.parent.exists():
-        make_private_folder(path.parent)
-    if not os.path.lexists(path):
-        with contextlib.suppress(FileExistsError):
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600))
+def _private_file(path: Path) -> Callable[[Any, Any], None]:
+    """A connect hook that makes the database file 0600 before WAL mode is set (its -wal and -shm take its mode)."""
+
+    def tighten(_dbapi_connection: Any, _record: Any) -> None:
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_mode & 0o077:
+                os.chmod(path, 0o600)
+
+    return tighten
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -184,8 +184,8 @@ def _near_words(text: str, lowered: str) -> Iterator[tuple[int, int]]:
         line_end = text.find("\n", word.end())
         line_end = len(text) if line_end < 0 else line_end
         window = min(line_end, word.end() + _REACH)
-        for start in _CANDIDATE_START.finditer(text, word.end(), window):
-            candidate = _CANDIDATE.match(text, start.start(), line_end)
+        for first in _CANDIDATE_START.finditer(text, word.end(), window):
+            candidate = _CANDIDATE.match(text, first.start(), line_end)
             if candidate is None:
                 continue
             reach = max(reach, candidate.end())
@@ -195,8 +195,12 @@ def _near_words(text: str, lowered: str) -> Iterator[tuple[int, int]]:
                 break  # `key id AKIA…`, `token in commit 3f9a…`, `"token": "…", "base": …`: another field's
             if _named(candidate.group(), text[candidate.end() : candidate.end() + 1]):
                 continue  # `X-Amz-SignedHeaders=host`: a setting's name, not its value
-            if looks_generated(candidate.group()):
-                yield candidate.span()
+            start = candidate.start()
+            head, colon, tail = candidate.group().rpartition(":")
+            if colon and _wordish(head):  # `superseded-by:1a2b3c4d`: a name, then its value
+                start = candidate.end() - len(tail)
+            if looks_generated(text[start : candidate.end()]):
+                yield start, candidate.end()
             if candidate.end() >= window:
                 break
 
