@@ -54,10 +54,13 @@ from nightwatch.domain.models import Category, Lesson, Persona
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.quoting import as_data
-from nightwatch.domain.recall import Recall, Scored, terms
+from nightwatch.domain.recall import Recall, RecallIndex, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens
+from nightwatch.domain.vectors import LessonVectors
 
 log = logging.getLogger(__name__)
+
+OFFLINE_MARK = "[offline]"  # how every text of the offline model starts, a lesson it recorded included
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,8 @@ class MemoryPolicy:
     compaction_target: int = 50
     max_lesson_chars: int = LESSON_MAX
     use_model_for_curation: bool = True
+    use_model_for_compaction: bool = True  # False: the rules compact (retention.py), as without a model
+    inject_offline_lessons: bool = True  # False: lessons the offline model recorded stay out of prompts
     search_similarity: float = 0.3  # cosine a search hit needs when it shares no keyword with the query
 
 
@@ -102,6 +107,8 @@ class MemoryService:
             cache=self._cache,
             target=policy.compaction_target,
             max_lesson_chars=policy.max_lesson_chars,
+            use_model=policy.use_model_for_compaction,
+            vectors=self._vectors.completed,
         )
         self._overhead = estimate_tokens(MemoryBlockPrompt(lessons=()).render())
         self._writer = LessonWriter(
@@ -134,11 +141,10 @@ class MemoryService:
         query = "\n".join(part for part in (topic, thread) if part.strip())
         budget = self.policy.token_budget if budget is None else budget
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
+        live, vectors, prepared = self._injectable(snap, vectors)
         room = budget - self._overhead
         now, about = self.clock.now(), topic or query
-        chosen = self.recall.select(
-            snap.live, query, now, room, snap.cost, vectors, about=about, prepared=snap.prepared
-        )
+        chosen = self.recall.select(live, query, now, room, snap.cost, vectors, about=about, prepared=prepared)
         text = _render(chosen)
         while chosen and estimate_tokens(text) > budget:  # the estimate is checked on the whole rendered block
             chosen = _drop_lowest(chosen)
@@ -159,8 +165,9 @@ class MemoryService:
             return []
         query = "\n".join(part for part in (topic, thread) if part.strip())
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap, backfill=False)
+        live, vectors, prepared = self._injectable(snap, vectors)
         now, about = self.clock.now(), topic or query
-        return self.recall.rank(snap.live, query, now, vectors, about=about, prepared=snap.prepared)
+        return self.recall.rank(live, query, now, vectors, about=about, prepared=prepared)
 
     def lessons(self, persona: Persona, project: str) -> list[Lesson]:
         """Live lessons, in file order."""
@@ -267,11 +274,7 @@ class MemoryService:
 
         Lessons the model rewrote are embedded at once, and the vectors of lessons it dropped are let go.
         """
-        project = check_slug(project)
-        result = self._compactor.compact(persona, project, self.clock.now().date())
-        if result.compacted:
-            self._embed_missing(persona.slug, project, prune=True)
-        return result
+        return self._compact(persona, check_slug(project))
 
     def rollback(self, persona: Persona, project: str) -> bool:
         """Restore the version kept before the last compaction; False when there is none."""
@@ -293,12 +296,32 @@ class MemoryService:
         outcomes, text = self._writer.record(persona, project, candidates, entry, allow_skip=allow_skip)
         if live_line_count(text) > self.policy.max_lines:
             try:
-                result = self.compact(persona, project)
+                result = self._compact(persona, project, self._recorded_now(persona, project, text, entry, outcomes))
             except NightWatchError as err:  # the lessons are safely written; compaction can wait for the next write
                 log.warning("Could not compact %s's memory of %s: %s", persona.name, project, err)
             else:
                 log.info("Compacting %s's memory of %s: %s", persona.name, project, result.message)
         return outcomes
+
+    def _compact(self, persona: Persona, project: str, protect: frozenset[str] = frozenset()) -> CompactionResult:
+        result = self._compactor.compact(persona, project, self.clock.now().date(), protect)
+        if result.compacted:
+            self._embed_missing(persona.slug, project, prune=True)
+        return result
+
+    def _recorded_now(
+        self, persona: Persona, project: str, text: str, entry: Entry, outcomes: Sequence[Recorded]
+    ) -> frozenset[str]:
+        """The lessons a compaction now must keep: these outcomes' and the others of this interaction (its section)."""
+        doc = self._cache.document(persona.slug, project, text)
+        here = (entry.day, entry.kind, entry.link)
+        same = (
+            lesson.id
+            for section in doc.sections
+            if not section.history and (section.day, section.kind, section.link) == here
+            for lesson in section.lessons()
+        )
+        return frozenset(same) | {outcome.lesson.id for outcome in outcomes if outcome.lesson is not None}
 
     def backfill(self, persona_slug: str, project: str) -> int:
         """Embed the live lessons that have no stored vector (hand edits) and store them; returns how many."""
@@ -309,9 +332,27 @@ class MemoryService:
         table = self._vectors.completed(persona_slug, project, [lesson.text for lesson in snap.live])
         return self._vectors.keep(persona_slug, project, table, snap.live, prune=prune) if table is not None else 0
 
+    def _injectable(
+        self, snap: Snapshot, vectors: LessonVectors | None
+    ) -> tuple[Sequence[Lesson], LessonVectors | None, RecallIndex | None]:
+        """The live lessons a prompt may carry, their vectors and recall index: without the offline model's lessons
+        unless the policy injects them (the text is searched for the mark first: most memories have none)."""
+        if self.policy.inject_offline_lessons or OFFLINE_MARK not in snap.text:
+            return snap.live, vectors, snap.prepared
+        keep = [not recorded_offline(lesson) for lesson in snap.live]
+        live = [lesson for lesson, kept in zip(snap.live, keep, strict=True) if kept]
+        if vectors is not None:
+            vectors = LessonVectors(vectors.matrix[keep], vectors.present[keep])
+        return live, vectors, None
+
     def _snapshot(self, persona: Persona, project: str) -> Snapshot:
         project = check_slug(project)
         return self._cache.snapshot(persona.slug, project, self.store.read(persona.slug, project))
+
+
+def recorded_offline(lesson: Lesson) -> bool:
+    """Whether the offline model recorded this lesson (its text starts with the offline model's mark)."""
+    return lesson.text.startswith(OFFLINE_MARK)
 
 
 def _render(chosen: Sequence[Lesson]) -> str:
