@@ -8,7 +8,7 @@ from typing import TextIO
 
 from injector import Injector
 
-from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, Retried, orphans, unread_summary
+from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, Remembered, Retried, orphans, unread_summary
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import (
     PersonaService,
@@ -47,8 +47,13 @@ def memory_show(container: Injector, args: argparse.Namespace, out: TextIO) -> i
     print(f"{memory.path_hint(persona, project)} · {count}", file=out)
     if not lessons:
         print("  (no lessons yet)", file=out)
+    replaced: dict[str, list[Lesson]] = {}
+    for old in history:
+        replaced.setdefault(old.superseded_by or "", []).append(old)
     for lesson in lessons:
         print(_lesson_line(lesson), file=out)
+        for old in replaced.get(lesson.id, []):  # what this lesson replaced, so a person sees why it changed
+            print(f"{_OVERVIEW_INDENT}supersedes {old.id}: {old.text}", file=out)
     if history:
         print("Superseded:", file=out)
         for lesson in history:
@@ -61,10 +66,31 @@ def memory_show(container: Injector, args: argparse.Namespace, out: TextIO) -> i
 
 def memory_add(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
     memory, persona, project = _memory_target(container, args)
-    lesson = memory.remember(persona, project, args.lesson, author=CLI_AUTHOR, category=args.category)
+    found = memory.record(persona, project, args.lesson, author=CLI_AUTHOR, category=args.category)
+    if args.json:
+        print(json.dumps(_remembered_row(found, persona, project), ensure_ascii=False), file=out)
+        return 0
+    lesson = found.lesson
     category = f" ({lesson.category})" if lesson.category else ""
-    print(f"Remembered {lesson.id}{category}: {lesson.text}", file=out)
+    seen = f", seen {lesson.seen}×" if found.outcome == "merged" else ""
+    print(f"Remembered {lesson.id}{category}: {lesson.text}  · {found.said}{seen}", file=out)
     return 0
+
+
+def _remembered_row(found: Remembered, persona: Persona, project: str) -> dict[str, object]:
+    lesson = found.lesson
+    return {
+        "persona": persona.slug,
+        "project": project,
+        "id": lesson.id,
+        "text": lesson.text,
+        "category": lesson.category,
+        "outcome": found.outcome,
+        "said": found.said,
+        "merged_into": lesson.id if found.outcome == "merged" else None,
+        "superseded": found.replaced,
+        "seen": lesson.seen,
+    }
 
 
 def memory_forget(container: Injector, args: argparse.Namespace, out: TextIO) -> int:

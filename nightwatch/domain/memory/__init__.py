@@ -23,6 +23,7 @@ from nightwatch.domain.memory.inputs import (
     validate_query,
     validate_search_limit,
 )
+from nightwatch.domain.memory.models import Remembered
 from nightwatch.domain.memory.pending import Retried, orphans
 from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
@@ -56,6 +57,7 @@ __all__ = [
     "MemoryTools",
     "MemoryTransfer",
     "Merged",
+    "Remembered",
     "Retried",
     "ToolMemory",
     "ToolOutcome",

@@ -1,8 +1,10 @@
-"""Memory's values: unread lines, the block a turn carries, a reflection's context, held lessons, compactions."""
+"""Memory's values: unread lines, the block a turn carries, a reflection's context, held lessons, compactions, and
+what recording a lesson did."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 from datetime import date, datetime
 
 from nightwatch.domain.models import Category, Lesson, ThreadMessage
@@ -75,3 +77,25 @@ class CompactionResult:
     lines_after: int
     compacted: bool
     message: str
+
+
+Outcome = Literal["created", "merged", "superseded"]
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """What recording one lesson did: `lesson` holds it now (the new lesson, or the one it merged into);
+    `replaced` is the id of the lesson it superseded (moved to the history)."""
+
+    lesson: Lesson
+    outcome: Outcome
+    replaced: str | None = None
+
+    @property
+    def said(self) -> str:
+        """What happened, in the words every surface uses: "created", "merged into <id>" or "superseded <id>"."""
+        if self.outcome == "merged":
+            return f"merged into {self.lesson.id}"
+        if self.outcome == "superseded":
+            return f"superseded {self.replaced}"
+        return "created"

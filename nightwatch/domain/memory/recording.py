@@ -36,11 +36,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Recorded:
-    """What happened to one candidate: `lesson` is the new, merged or (for skips) None lesson."""
+    """What happened to one candidate: `lesson` is the new, merged or (for skips) None lesson; `replaced` is the id
+    of the lesson a supersede or an update moved to the history."""
 
     action: str
     lesson: Lesson | None
     reason: str = ""
+    replaced: str | None = None
 
     @property
     def created(self) -> bool:
@@ -132,7 +134,7 @@ def record(
     doc = doc.append([lesson], entry.day, entry.kind, entry.link)
     if decision.action in ("supersede", "update") and decision.target is not None:
         doc = doc.supersede(decision.target, lesson.id, entry.day)
-        return doc, Recorded(decision.action, lesson)
+        return doc, Recorded(decision.action, lesson, replaced=decision.target)
     return doc, Recorded("create", lesson)
 
 

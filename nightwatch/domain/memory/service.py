@@ -41,6 +41,7 @@ from nightwatch.domain.memory.models import (
     MemoryBlock,
     PendingLesson,
     ReflectionContext,
+    Remembered,
     UnreadLine,
 )
 from nightwatch.domain.memory.pending import KeptLessons, Retried
@@ -237,7 +238,26 @@ class MemoryService:
         category: Category | None = None,
         overview: str | None = None,
     ) -> Lesson:
-        """Record a lesson a person gave, marked with its `author`; a restatement counts the kept one as seen again.
+        """Record a lesson a person gave (see `record`); returns the lesson that holds it now."""
+        found = self.record(
+            persona, project, text, kind=kind, link=link, author=author, category=category, overview=overview
+        )
+        return found.lesson
+
+    def record(
+        self,
+        persona: Persona,
+        project: str,
+        text: str,
+        *,
+        kind: str = "manual",
+        link: str | None = None,
+        author: str | None = None,
+        category: Category | None = None,
+        overview: str | None = None,
+    ) -> Remembered:
+        """Record a lesson a person gave, marked with its `author`, and say what happened: created, merged into the
+        lesson it restates (counted as seen again), or superseding the one it updates.
 
         `category` decides how curation treats it (see categories.py); `overview` is its longer form, shown where a
         person reads memory. The author of a restated lesson stays whoever wrote it first. Raises
@@ -259,7 +279,7 @@ class MemoryService:
         outcome = self._record(persona, project, [candidate], entry, allow_skip=False)[0]
         if outcome.lesson is None:
             raise InvalidInputError(f"Not remembered: {outcome.reason}. Write it as one new lesson.")
-        return outcome.lesson
+        return _remembered(outcome, outcome.lesson)
 
     def forget(self, persona: Persona, project: str, lesson_id: str) -> Lesson:
         """Remove the lesson with this id (8 hex characters; live or superseded); NotFoundError when there is none."""
@@ -348,6 +368,14 @@ class MemoryService:
     def _snapshot(self, persona: Persona, project: str) -> Snapshot:
         project = check_slug(project)
         return self._cache.snapshot(persona.slug, project, self.store.read(persona.slug, project))
+
+
+def _remembered(outcome: Recorded, lesson: Lesson) -> Remembered:
+    if outcome.action == "merge":
+        return Remembered(lesson, "merged")
+    if outcome.replaced is not None:
+        return Remembered(lesson, "superseded", outcome.replaced)
+    return Remembered(lesson, "created")
 
 
 def recorded_offline(lesson: Lesson) -> bool:
