@@ -4,8 +4,8 @@ what recording a lesson did."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 from datetime import date, datetime
+from typing import Literal
 
 from nightwatch.domain.models import Category, Lesson, ThreadMessage
 

@@ -72,7 +72,7 @@ def retain(
     must |= {_root(lid, merged) for lid in merged if lid in must}
     free = max(0, target - len(must))
     others = [lesson for lesson in newest_first(left) if lesson.id not in must]
-    used_places = int(free * USED_SHARE)
+    used_places = max(1, int(free * USED_SHARE)) if free > 1 else 0  # left to the newest when none was used
     newest = others[: free - used_places]
     rest = others[free - used_places :]
     use = _uses(live, merged)
