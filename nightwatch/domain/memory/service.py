@@ -25,7 +25,7 @@ from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.categories import validate_category
 from nightwatch.domain.memory.compaction import Compactor
 from nightwatch.domain.memory.editing import forget, note_injected
-from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
+from nightwatch.domain.memory.format import Section, header_part, live_line_count, valid_author
 from nightwatch.domain.memory.inputs import (
     LESSON_MAX,
     validate_lesson,
@@ -332,16 +332,20 @@ class MemoryService:
     def _recorded_now(
         self, persona: Persona, project: str, text: str, entry: Entry, outcomes: Sequence[Recorded]
     ) -> frozenset[str]:
-        """The lessons a compaction now must keep: these outcomes' and the others of this interaction (its section)."""
+        """The lessons a compaction now must keep: these outcomes' and the others of this interaction: its section, and
+        every section of its thread (a memory tool's lessons during the turns, the thread's extracted ones)."""
         doc = self._cache.document(persona.slug, project, text)
         here = (entry.day, entry.kind, entry.link)
-        same = (
-            lesson.id
-            for section in doc.sections
-            if not section.history and (section.day, section.kind, section.link) == here
-            for lesson in section.lessons()
-        )
-        return frozenset(same) | {outcome.lesson.id for outcome in outcomes if outcome.lesson is not None}
+
+        def same(section: Section) -> bool:
+            if section.history:
+                return False
+            return (section.day, section.kind, section.link) == here or (
+                entry.link is not None and section.link == entry.link
+            )
+
+        same_interaction = (lesson.id for section in doc.sections if same(section) for lesson in section.lessons())
+        return frozenset(same_interaction) | {outcome.lesson.id for outcome in outcomes if outcome.lesson is not None}
 
     def backfill(self, persona_slug: str, project: str) -> int:
         """Embed the live lessons that have no stored vector (hand edits) and store them; returns how many."""

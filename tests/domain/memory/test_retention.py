@@ -203,3 +203,15 @@ def test_lessons_the_offline_model_recorded_reach_a_prompt_only_when_allowed(inj
     assert len(memory.lessons(PRIYA, "p")) == 2  # still remembered, and listed
     assert offline in {hit.lesson.id for hit in memory.search(PRIYA, "p", "billing")}
     assert len(parse(store.files[KEY]).live()) == 2
+
+
+def test_a_lesson_a_memory_tool_recorded_in_the_thread_survives_the_reflection_compaction() -> None:
+    llm = ScriptedLLM().script(Purpose.REFLECTION, "- Snapshot tests break when fixture dates roll over.")
+    memory, _ = setup(monthly(12), llm, target=5, max_lines=40)
+    thread = "https://x/thread/7"
+    tool = memory.record(PRIYA, "p", "The login suite needs a frozen clock.", kind="tool", link=thread)
+    for n in range(6):
+        memory.record(PRIYA, "p", f"The export{n} job retries {n + 2} times before paging.", kind="tool", link=thread)
+    memory.policy = MemoryPolicy(compaction_target=5, max_lines=12, use_model_for_curation=False)
+    memory.reflect(PRIYA, "p", ReflectionContext(kind="deliberation", topic="t", summary="s", link=thread))
+    assert tool.lesson.id in {lesson.id for lesson in memory.lessons(PRIYA, "p")}
