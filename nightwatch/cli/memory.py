@@ -71,9 +71,9 @@ def memory_add(container: Injector, args: argparse.Namespace, out: TextIO) -> in
         print(json.dumps(_remembered_row(found, persona, project), ensure_ascii=False), file=out)
         return 0
     lesson = found.lesson
-    category = f" ({lesson.category})" if lesson.category else ""
     seen = f", seen {lesson.seen}×" if found.outcome == "merged" else ""
-    print(f"Remembered {lesson.id}{category}: {lesson.text}  · {found.said}{seen}", file=out)
+    category = f" ({lesson.category})" if lesson.category else ""
+    print(f"Remembered {lesson.id} — {found.said}{seen}{category}: {lesson.text}", file=out)
     return 0
 
 

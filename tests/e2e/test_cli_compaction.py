@@ -42,9 +42,9 @@ def test_memory_add_says_created_merged_into_or_superseded(capsys: pytest.Captur
     code, out, _ = run(capsys, "memory", "add", "maya", "The release train runs on Tuesdays.", "--project", "p")
     assert code == 0
     first = out.split()[1].rstrip(":")
-    assert out.rstrip().endswith("· created")
+    assert out.startswith(f"Remembered {first} — created: ")
     code, out, _ = run(capsys, "memory", "add", "maya", "the release train runs on tuesdays", "--project", "p")
-    assert f"· merged into {first}, seen 2×" in out
+    assert out.startswith(f"Remembered {first} — merged into {first}, seen 2×: The release train runs on Tuesdays.")
     update = "The release train now runs on Thursdays, no longer on Tuesdays."
     code, out, _ = run(capsys, "memory", "add", "maya", update, "--project", "p", "--json")
     row = json.loads(out)
