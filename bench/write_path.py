@@ -34,7 +34,7 @@ from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM, category_for
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.llm import LLM
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import LessonSuccession, MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import persona_slug, project_slug
 from nightwatch.domain.recall import Recall
@@ -139,7 +139,7 @@ def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: Cach
             store=FileMemoryStore(Path(home)),
             llm=llm or OfflineLLM(),
             clock=clock,
-            recall=Recall(encoder=encoder),
+            recall=Recall(encoder=encoder, succession=LessonSuccession()),
             policy=policy,
             backfill=InlineBackfill(),
         )
