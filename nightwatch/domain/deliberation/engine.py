@@ -122,6 +122,7 @@ class DeliberationEngine:
             clock=clock,
             thread=thread,
             reply_chars=fixed.reply_chars,
+            turn_words=fixed.turn_words,
         )
         self._closing = Closing(memory=memory, log=log, clock=clock, reply_chars=fixed.reply_chars)
         self._budget = ContextBudget(
@@ -214,7 +215,7 @@ class DeliberationEngine:
             if verdict.decision is not Decision.CHANGES or final:
                 return verdict
             state.changes = verdict
-            state.poster.post_notice(f"{state.panel.lead.name} asks for one more round: {verdict.summary}")
+            state.poster.post_round_request(state.panel.lead, verdict.summary)
         raise AssertionError("the last round always returns a verdict")  # pragma: no cover
 
     def _decide(self, state: RunState, round_no: int, final: bool) -> Verdict:

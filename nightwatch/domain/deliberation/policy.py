@@ -27,6 +27,7 @@ class DeliberationPolicy:
     max_contributors: int = 3
     max_replies: int = 12
     reply_chars: int = 1200
+    turn_words: int = 120  # the most words a turn asks for; its max_tokens is sized to it (turns.py)
     lead: str | None = None
     context_tokens: int = 3000
     recent_messages: int = 12

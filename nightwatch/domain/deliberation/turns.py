@@ -2,7 +2,8 @@
 
 A turn reads what the persona knows for the topic (its memory, pinned context and what teammates share with it: one
 read through domain/context.py), compiles its system prompt around the thread window the engine read for it, asks
-the model (which may first call the memory tools, at most three times: tool_turn.py) and posts the answer unless it
+the model (asked for at most `turn_words` words, with max_tokens sized to them; a longer answer is cut at a
+sentence with a visible "…", and the whole of it kept in the log) (which may first call the memory tools, at most three times: tool_turn.py) and posts the answer unless it
 is SKIP or a near-duplicate (those are stored as skipped, not posted). An answer that fails (the model call, or an
 empty or impersonating answer) is asked for once more with the problem fed back (answers.py); if that fails too, only
 that persona's turn is skipped: stored as skipped, with a notice in the thread saying who and why. A turn is stored
@@ -34,6 +35,13 @@ from nightwatch.prompts import Prompt
 log = logging.getLogger(__name__)
 
 CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can follow
+TOKENS_PER_WORD = 1.5  # English runs about 1.3 tokens a word; the rest is room to finish the last sentence
+TOKEN_MARGIN = 40  # a tag, a list's markup, and the sentence the limit falls in
+
+
+def turn_tokens(words: int) -> int:
+    """The max_tokens of a turn asked for at most `words` words: enough to say them, not enough to ramble on."""
+    return int(words * TOKENS_PER_WORD) + TOKEN_MARGIN
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,7 @@ class TurnTaker:
         clock: Clock,
         thread: ThreadContext,
         reply_chars: int,
+        turn_words: int = 120,
     ) -> None:
         self._memory = memory
         self._known = known
@@ -110,6 +119,7 @@ class TurnTaker:
         self._clock = clock
         self._thread = thread
         self._reply_chars = reply_chars
+        self._turn_words = max(20, turn_words)
 
     def take(self, state: RunState, persona: Persona, round_no: int, view: ThreadView) -> None:
         """Ask `persona` for its reply to the thread as `view` shows it, post it unless dropped, and store the turn."""
@@ -119,7 +129,7 @@ class TurnTaker:
             purpose=Purpose.TURN,
             system=self.system(state, persona, known, round_no),
             messages=conversation(view.window, self._instruction(state, persona, round_no)),
-            max_tokens=max(100, self._reply_chars // 3),
+            max_tokens=turn_tokens(self._words()),
             model=persona.model,
             persona=persona,
             topic=state.scope.topic,
@@ -132,11 +142,13 @@ class TurnTaker:
         finally:
             self.keep_tool_work(state, persona, tools)  # the usage of every call, both attempts, even a failed one
         if answer.problem is None:
-            shaped = shape_reply(answer.text, earlier=[m.text for m in view.messages], limit=self._reply_chars)
-            text, posted = shaped.text, shaped.posted
+            shaped = shape_reply(
+                answer.text, earlier=[m.text for m in view.messages], limit=self._reply_chars, words=self._words()
+            )
+            text, posted, full = shaped.text, shaped.posted, shaped.full
         else:
             log.warning("%s's turn was skipped after %d attempts: %s", persona.name, answer.attempts, answer.problem)
-            text, posted = f"(skipped: {answer.problem})", False
+            text, posted, full = f"(skipped: {answer.problem})", False, ""
         turn = Turn(
             persona=persona.name,
             role=persona.role,
@@ -148,6 +160,7 @@ class TurnTaker:
             usage=tools.usage,
             created_at=self._clock.now(),
             tool_calls=tuple(tools.traces),
+            full_text=full,
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
         # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
@@ -166,7 +179,8 @@ class TurnTaker:
         return [p.name for p in (*state.panel.everyone, *state.speakers.values())]
 
     def _words(self) -> int:
-        return max(20, self._reply_chars // CHARS_PER_WORD)
+        """The words a turn asks for: `turn_words`, or fewer when the character cap allows fewer."""
+        return max(20, min(self._turn_words, self._reply_chars // CHARS_PER_WORD))
 
     def tools(self, state: RunState, persona: Persona) -> ToolTurn:
         """The memory tools of `persona`'s turn, and the loop that lets the model call them (see tool_turn.py)."""
