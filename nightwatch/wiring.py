@@ -342,6 +342,7 @@ class NightWatchModule(Module):
             teaching=teaching,
             sharing=sharing,
             admin_ids=lambda: live.current().slack.admins,  # read at each click: a reload reaches the next one
+            lesson_notes=lambda: live.current().slack.lesson_notes,  # read at each lessons message
         )
 
 
@@ -353,6 +354,7 @@ def deliberation_policy(settings: Settings) -> DeliberationPolicy:
         max_contributors=limits.max_contributors,
         max_replies=limits.max_replies,
         reply_chars=limits.reply_chars,
+        turn_words=limits.turn_words,
         lead=limits.lead,
         context_tokens=limits.context_tokens,
         model_window=limits.model_window,

@@ -32,6 +32,7 @@ from nightwatch.adapters.slack.commands import SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.inbound import redact_inbound
 from nightwatch.adapters.slack.lease_keeper import LeaseKeeper
+from nightwatch.adapters.slack.lesson_notes import LessonNotes
 from nightwatch.adapters.slack.listeners import Listeners
 from nightwatch.adapters.slack.persona_admin import PersonaAdmin
 from nightwatch.adapters.slack.pin_commands import PinCommands
@@ -100,7 +101,9 @@ class SlackApp:
         proactive_tick_seconds: float = DEFAULT_TICK_SECONDS,
         authorize: Callable[..., AuthorizeResult] | None = None,
         admin_ids: Callable[[], frozenset[str]] | None = None,
+        lesson_notes: Callable[[], str] | None = None,
     ) -> None:
+        """`lesson_notes` is NIGHTWATCH_LESSON_NOTES now (it reloads); else the setting of start-up."""
         self.client = client if client is not None else web_client(settings)
         if not any(isinstance(h, RateLimitErrorRetryHandler) for h in self.client.retry_handlers):
             self.client.retry_handlers.extend(retry_handlers())
@@ -119,8 +122,9 @@ class SlackApp:
         admins = AdminCheck(admins=admin_ids or settings.admins, client=self.client, clock=clock)
         channels = ChannelDirectory(client=self.client, state=state, clock=clock)
         home = HomeTab(client=self.client, personas=personas, memory=memory, admins=admins)
+        self.notes = notes = LessonNotes(client=self.client, mode=lesson_notes or (lambda: settings.lesson_notes))
         self.deliberations = deliberations = Deliberations(
-            engine=engine, log=log, client=self.client, pool=self.pool, channels=channels, clock=clock
+            engine=engine, log=log, client=self.client, pool=self.pool, channels=channels, clock=clock, notes=notes
         )
         # Pinned files are watched while the app runs (pin_watch.py); a test may pass its own watch.
         self.pin_watch = pin_watch if pin_watch is not None else PinWatch(pins=pins) if pins is not None else None
@@ -150,7 +154,7 @@ class SlackApp:
         self.leases = LeaseKeeper(deliberations=deliberations, every_seconds=renew_every(engine.lease_for))
         admin = PersonaAdmin(personas=personas, memory=memory, admins=admins, client=self.client)
         taught = ThreadTeaching(
-            teaching=teaching, personas=personas, channels=channels, client=self.client, admins=admins
+            teaching=teaching, personas=personas, channels=channels, client=self.client, admins=admins, notes=notes
         )
         Listeners(
             state=state,
@@ -160,6 +164,7 @@ class SlackApp:
             admin=admin,
             home=home,
             teaching=taught,
+            notes=notes,
         ).register(self.app)
         self.scheduler = None
         if proactive is not None:
@@ -167,7 +172,9 @@ class SlackApp:
                 service=proactive,
                 state=state,
                 clock=clock,
-                poster_for=lambda channel: SlackPoster(client=self.client, channel=channel, thread_ts=None),
+                poster_for=lambda channel: SlackPoster(
+                    client=self.client, channel=channel, thread_ts=None, notes=notes
+                ),
                 channel_name=channels.name_of,
                 tick_seconds=proactive_tick_seconds,
                 housekeeping=engine.close_abandoned,

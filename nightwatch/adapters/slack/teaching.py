@@ -17,6 +17,7 @@ from slack_sdk import WebClient
 
 from nightwatch.adapters.secrets.redaction import redact_backstop
 from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.lesson_notes import LessonLine, LessonNotes
 from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.teaching_views import (
     TeachTarget,
@@ -29,6 +30,7 @@ from nightwatch.adapters.slack.teaching_views import (
 )
 from nightwatch.adapters.slack.threads import ChannelDirectory, thread_link
 from nightwatch.adapters.slack.views import Block, escape, lesson_note_blocks
+from nightwatch.domain.deliberation.ports import lesson_change
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError, PermissionDeniedError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
@@ -80,7 +82,10 @@ class ThreadTeaching:
         channels: ChannelDirectory,
         client: WebClient,
         admins: AdminCheck,
+        notes: LessonNotes | None = None,
     ) -> None:
+        """`notes`: what is taught goes into the thread's lessons message (without it, a note per lesson)."""
+        self._notes = notes
         self._teaching = teaching
         self._personas = personas
         self._channels = channels
@@ -117,6 +122,7 @@ class ThreadTeaching:
     def _remember(self, mention: Mention, audience: tuple[Persona, ...], project: str, text: str) -> None:
         link = thread_link(mention.channel, mention.thread_ts)
         allowed = {mention.user, *_PERSON_MENTION.findall(mention.text)}
+        learned: list[LessonLine] = []
         for taught in self._teaching.remember(audience, project, text, author=mention.user, link=link):
             persona, lesson = taught.persona, taught.lesson
             if lesson is None:
@@ -126,8 +132,18 @@ class ThreadTeaching:
             if taught.restated:
                 self._post(mention, f"{escape(persona.name)} already knew that ({clean}); seen {lesson.seen} times.")
                 continue
+            if self._notes is not None:
+                change = lesson_change(lesson)
+                learned.append(
+                    LessonLine(
+                        persona.name, persona.slug, project, lesson.id, clean, lesson.category, change, mention.user
+                    )
+                )
+                continue
             blocks = lesson_note_blocks(persona, project, lesson.id, clean, taught_by=mention.user)
             self._post(mention, f"★ {escape(persona.name)} remembered: {clean}", blocks)
+        if self._notes is not None:
+            self._notes.tell(mention.channel, mention.thread_ts, learned, user=mention.user)
 
     def _offer_forget(self, mention: Mention, audience: tuple[Persona, ...], project: str, wanted: str) -> None:
         nearest = self._teaching.closest(audience, project, wanted)

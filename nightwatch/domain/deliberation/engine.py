@@ -122,7 +122,6 @@ class DeliberationEngine:
             clock=clock,
             thread=thread,
             reply_chars=fixed.reply_chars,
-            turn_words=fixed.turn_words,
         )
         self._closing = Closing(memory=memory, log=log, clock=clock, reply_chars=fixed.reply_chars)
         self._budget = ContextBudget(

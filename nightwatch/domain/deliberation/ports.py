@@ -135,9 +135,7 @@ def lesson_change(lesson: Lesson) -> str:
 
 def announce(poster: Poster, persona: Persona, project: str, lesson: Lesson) -> None:
     """Tell `poster`'s thread about a recorded lesson, with its category and how it changed memory."""
-    poster.post_lesson(
-        persona, project, lesson.id, lesson.text, category=lesson.category, change=lesson_change(lesson)
-    )
+    poster.post_lesson(persona, project, lesson.id, lesson.text, category=lesson.category, change=lesson_change(lesson))
 
 
 class PersonaMemory(ToolMemory, Protocol):

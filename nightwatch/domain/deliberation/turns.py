@@ -2,8 +2,9 @@
 
 A turn reads what the persona knows for the topic (its memory, pinned context and what teammates share with it: one
 read through domain/context.py), compiles its system prompt around the thread window the engine read for it, asks
-the model (asked for at most `turn_words` words, with max_tokens sized to them; a longer answer is cut at a
-sentence with a visible "…", and the whole of it kept in the log) (which may first call the memory tools, at most three times: tool_turn.py) and posts the answer unless it
+the model for at most `turn_words` words (max_tokens sized to them; a longer answer is cut at a sentence with a
+visible "…", its whole text kept in the log), which may first call the memory tools, at most three times
+(tool_turn.py), and posts the answer unless it
 is SKIP or a near-duplicate (those are stored as skipped, not posted). An answer that fails (the model call, or an
 empty or impersonating answer) is asked for once more with the problem fed back (answers.py); if that fails too, only
 that persona's turn is skipped: stored as skipped, with a notice in the thread saying who and why. A turn is stored
@@ -109,7 +110,6 @@ class TurnTaker:
         clock: Clock,
         thread: ThreadContext,
         reply_chars: int,
-        turn_words: int = 120,
     ) -> None:
         self._memory = memory
         self._known = known
@@ -119,7 +119,6 @@ class TurnTaker:
         self._clock = clock
         self._thread = thread
         self._reply_chars = reply_chars
-        self._turn_words = max(20, turn_words)
 
     def take(self, state: RunState, persona: Persona, round_no: int, view: ThreadView) -> None:
         """Ask `persona` for its reply to the thread as `view` shows it, post it unless dropped, and store the turn."""
@@ -129,7 +128,7 @@ class TurnTaker:
             purpose=Purpose.TURN,
             system=self.system(state, persona, known, round_no),
             messages=conversation(view.window, self._instruction(state, persona, round_no)),
-            max_tokens=turn_tokens(self._words()),
+            max_tokens=turn_tokens(self._words(state)),
             model=persona.model,
             persona=persona,
             topic=state.scope.topic,
@@ -137,13 +136,13 @@ class TurnTaker:
         tools = self.tools(state, persona)
         try:
             answer = answer_turn(
-                tools.answer, request, speaker=persona.name, others=self._names(state), words=self._words()
+                tools.answer, request, speaker=persona.name, others=self._names(state), words=self._words(state)
             )
         finally:
             self.keep_tool_work(state, persona, tools)  # the usage of every call, both attempts, even a failed one
         if answer.problem is None:
             shaped = shape_reply(
-                answer.text, earlier=[m.text for m in view.messages], limit=self._reply_chars, words=self._words()
+                answer.text, earlier=[m.text for m in view.messages], limit=self._reply_chars, words=self._words(state)
             )
             text, posted, full = shaped.text, shaped.posted, shaped.full
         else:
@@ -178,9 +177,9 @@ class TurnTaker:
         """Every persona of the deliberation so far, by name: who an answer must not speak for."""
         return [p.name for p in (*state.panel.everyone, *state.speakers.values())]
 
-    def _words(self) -> int:
-        """The words a turn asks for: `turn_words`, or fewer when the character cap allows fewer."""
-        return max(20, min(self._turn_words, self._reply_chars // CHARS_PER_WORD))
+    def _words(self, state: RunState) -> int:
+        """The words a turn asks for: the run's `turn_words`, or fewer when the character cap allows fewer."""
+        return max(20, min(state.policy.turn_words, self._reply_chars // CHARS_PER_WORD))
 
     def tools(self, state: RunState, persona: Persona) -> ToolTurn:
         """The memory tools of `persona`'s turn, and the loop that lets the model call them (see tool_turn.py)."""
@@ -246,7 +245,7 @@ class TurnTaker:
         return TurnPrompt(
             name=persona.name,
             round=round_no,
-            words=self._words(),
+            words=self._words(state),
             as_lead=persona.slug == state.panel.lead.slug,
             lead=state.panel.lead.name,
             changes=changes.summary if changes else "",

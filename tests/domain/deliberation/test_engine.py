@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.deliberation.engine import DeliberationPolicy
-from nightwatch.domain.deliberation.turns import turn_tokens
 from nightwatch.domain.deliberation.models import Decision, DeliberationStatus
+from nightwatch.domain.deliberation.turns import turn_tokens
 from nightwatch.domain.errors import LessonsPendingError, LLMUnavailableError, NotFoundError, StorageError
 from nightwatch.domain.llm import Purpose, Usage
 from nightwatch.domain.models import ThreadMessage
