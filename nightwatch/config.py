@@ -11,15 +11,14 @@ leaves out keeps the environment's value. The file is read here too, and refused
 from __future__ import annotations
 
 import dataclasses
-import errno
 import os
 import re
-import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from nightwatch.adapters.files.small_file import Problem, SmallFileError, read_small_text
 from nightwatch.domain.errors import ConfigError
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -210,22 +209,16 @@ def read_settings_file(path: Path) -> dict[str, str]:
     """
     where = f"{SETTINGS_FILE} {path}"
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise ConfigError(f"{where} is a symbolic link; point {SETTINGS_FILE} at the file itself.") from None
-        raise ConfigError(f"{where} could not be read ({err.strerror}); create it, or unset {SETTINGS_FILE}.") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ConfigError(f"{where} is not a file; point {SETTINGS_FILE} at a file of NAME=value lines.")
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(SETTINGS_FILE_MAX_BYTES + 1)
-    if len(data) > SETTINGS_FILE_MAX_BYTES:
-        raise ConfigError(f"{where} is over {SETTINGS_FILE_MAX_BYTES // 1024} KB; it holds only NAME=value lines.")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{where} is not UTF-8 text; save it as UTF-8.") from None
+        text = read_small_text(path, max_bytes=SETTINGS_FILE_MAX_BYTES)
+    except SmallFileError as err:
+        fix = {
+            Problem.LINK: f"is a symbolic link; point {SETTINGS_FILE} at the file itself.",
+            Problem.NOT_FILE: f"is not a file; point {SETTINGS_FILE} at a file of NAME=value lines.",
+            Problem.TOO_LARGE: f"is over {SETTINGS_FILE_MAX_BYTES // 1024} KB; it holds only NAME=value lines.",
+            Problem.NOT_UTF8: "is not UTF-8 text; save it as UTF-8.",
+            Problem.UNREADABLE: f"could not be read ({err.strerror}); create it, or unset {SETTINGS_FILE}.",
+        }
+        raise ConfigError(f"{where} {fix[err.problem]}") from None
     values: dict[str, str] = {}
     lines: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -269,7 +262,7 @@ class _Reader:
         if unknown:
             raise ConfigError(
                 f"{SETTINGS_FILE} {self._file} sets {unknown[0]}, which is not a Night Watch setting; fix the name "
-                "(the README's Configuration table lists them) or remove the line."
+                "(docs/operations.md lists them) or remove the line."
             )
 
     def text(self, name: str) -> str | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from injector import Injector
 from sqlalchemy import Engine
 
 from nightwatch.adapters.db import SchemaChange, upgrade
@@ -27,32 +26,51 @@ class Started:
     seeded: tuple[Persona, ...]
 
 
-def start(container: Injector) -> Started:
-    """Create the data folder, run the migrations, apply the persona files, close abandoned runs.
+class StartUp:
+    """What every command does first; wiring builds it from the services it touches."""
 
-    Persona files (the defaults and NIGHTWATCH_PERSONAS_DIR) add the personas never added before and update those
-    nobody changed since their file set them (domain/personas/files.py); a file that cannot be used stops start-up.
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        engine: Engine,
+        folders: PersonaFolders,
+        personas: PersonaService,
+        deliberations: DeliberationEngine,
+    ) -> None:
+        self._settings = settings
+        self._engine = engine
+        self._folders = folders
+        self._personas = personas
+        self._deliberations = deliberations
 
-    Every command runs this, so a deliberation whose process was killed shows as interrupted at the next command
-    (`nightwatch history` included), while one a live process still runs is left alone (see abandoned.py).
-    """
-    settings = container.get(Settings)
-    try:
-        settings.home.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StorageError(
-            f"Cannot create the data folder {settings.home} ({exc.strerror}); set NIGHTWATCH_HOME to a writable folder."
-        ) from exc
-    if settings.memory.dense == "on" and not embeddings.available():
-        log.warning("Memory recall matches words only, not meaning. %s", embeddings.MISSING_MESSAGE)
-    schema = upgrade(container.get(Engine))
-    if schema.changed:
-        log.info("%s", schema.message)
-    scan = container.get(PersonaFolders).scan()
-    scan.raise_refused()
-    applied = container.get(PersonaService).apply_files(scan.files)
-    report_persona_files(scan, applied, starting=True)
-    seeded = [item.persona for item in applied if item.outcome is FileOutcome.ADDED and item.persona is not None]
-    for deliberation in container.get(DeliberationEngine).close_abandoned():
-        log.info("deliberation #%s (%s) was cut off: marked interrupted", deliberation.id, deliberation.topic[:80])
-    return Started(schema=schema, seeded=tuple(seeded))
+    def run(self) -> Started:
+        """Create the data folder, run the migrations, apply the persona files, close abandoned runs.
+
+        Persona files (the defaults and NIGHTWATCH_PERSONAS_DIR) add the personas never added before and update those
+        nobody changed since their file set them (domain/personas/files.py); a file that cannot be used stops start-up.
+
+        Every command runs this, so a deliberation whose process was killed shows as interrupted at the next command
+        (`nightwatch history` included), while one a live process still runs is left alone (see abandoned.py).
+        """
+        settings = self._settings
+        try:
+            settings.home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(
+                f"Cannot create the data folder {settings.home} ({exc.strerror}); "
+                "set NIGHTWATCH_HOME to a writable folder."
+            ) from exc
+        if settings.memory.dense == "on" and not embeddings.available():
+            log.warning("Memory recall matches words only, not meaning. %s", embeddings.MISSING_MESSAGE)
+        schema = upgrade(self._engine)
+        if schema.changed:
+            log.info("%s", schema.message)
+        scan = self._folders.scan()
+        scan.raise_refused()
+        applied = self._personas.apply_files(scan.files)
+        report_persona_files(scan, applied, starting=True)
+        seeded = [item.persona for item in applied if item.outcome is FileOutcome.ADDED and item.persona is not None]
+        for deliberation in self._deliberations.close_abandoned():
+            log.info("deliberation #%s (%s) was cut off: marked interrupted", deliberation.id, deliberation.topic[:80])
+        return Started(schema=schema, seeded=tuple(seeded))

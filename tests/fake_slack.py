@@ -28,8 +28,9 @@ from types import TracebackType
 
 from tests.fake_slack_http import HttpServer
 from tests.fake_slack_rules import Json
-from tests.fake_slack_socket import SocketModeServer, wait_until
+from tests.fake_slack_socket import SocketModeServer
 from tests.fake_slack_workspace import APP_ID, BOT_ID, BOT_USER_ID, TEAM_ID, FakeClock, SlackWorkspace
+from tests.waiting import wait_until
 
 __all__ = ["APP_ID", "BOT_ID", "BOT_USER_ID", "TEAM_ID", "ApiCall", "FakeSlack"]
 
@@ -104,9 +105,8 @@ class FakeSlack:
         return [call for call in list(self.calls) if call.method == method]
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-        """Waits until `predicate()` holds; raises AssertionError after `timeout` seconds."""
-        if not wait_until(self._changed, predicate, timeout):
-            raise AssertionError(f"condition not met within {timeout} s")
+        """Waits until `predicate()` holds, woken by every call and ack; AssertionError after `timeout` seconds."""
+        wait_until(predicate, "a condition on the fake Slack", timeout=timeout, wake=self._changed)
 
     def messages(self, channel: str, thread_ts: str | None = None) -> list[Json]:
         """Messages stored in a channel, oldest first; with `thread_ts`, that thread (parent first) only."""

@@ -16,7 +16,6 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -27,22 +26,11 @@ from websockets.sync.server import Server, ServerConnection, serve
 
 from tests.fake_slack_rules import Json
 from tests.fake_slack_workspace import APP_ID
+from tests.waiting import WaitTimeoutError, wait_until
 
 PING_INTERVAL = 0.1  # seconds between the server's pings: they keep the builtin client's blocking recv() short,
 # so closing a client takes about 1 s instead of its 3 s receive timeout
 DISCONNECT_GRACE = 2.0  # seconds the old socket stays open after a disconnect notice, for the client to move
-
-
-def wait_until(changed: threading.Condition, predicate: Callable[[], bool], timeout: float) -> bool:
-    """Waits on `changed` until `predicate()` holds; False after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():  # outside the lock: a predicate may itself call the fake over HTTP
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        with changed:
-            changed.wait(min(remaining, 0.05))
-    return True
 
 
 @dataclass
@@ -109,8 +97,7 @@ class SocketModeServer:
             "accepts_response_payload": accepts_response_payload,
             **extra,
         }
-        if not wait_until(self.changed, lambda: bool(self.open), 5.0):
-            raise AssertionError("no Socket Mode client connected within 5 s")
+        wait_until(lambda: bool(self.open), "a Socket Mode client to connect", timeout=5.0, wake=self.changed)
         with self.changed:
             connection = self._choose()
             self.envelopes[envelope_id] = Envelope(body=body, sent_at=time.monotonic())
@@ -132,8 +119,8 @@ class SocketModeServer:
         envelope = self.envelopes.get(envelope_id)
         if envelope is None:
             raise AssertionError(f"no envelope {envelope_id} was sent by this fake")
-        if not wait_until(self.changed, lambda: envelope.ack is not None, timeout):
-            raise AssertionError(f"envelope {envelope_id} ({envelope.body['type']}) was not acked within {timeout} s")
+        what = f"envelope {envelope_id} ({envelope.body['type']}) to be acked"
+        wait_until(lambda: envelope.ack is not None, what, timeout=timeout, wake=self.changed)
         return copy.deepcopy(envelope.ack or {})
 
     def disconnect(self, reason: str) -> None:
@@ -144,13 +131,17 @@ class SocketModeServer:
             connection.send(
                 json.dumps({"type": "disconnect", "reason": reason, "debug_info": {"host": "applink-fake"}})
             )
-        wait_until(self.changed, lambda: self.opened > before, DISCONNECT_GRACE)
+        with contextlib.suppress(
+            WaitTimeoutError
+        ):  # a client that has not moved by then loses the old connection anyway
+            wait_until(
+                lambda: self.opened > before, "the client to reconnect", timeout=DISCONNECT_GRACE, wake=self.changed
+            )
         connection.close()
 
     def newest_connection(self, timeout: float = 5.0) -> ServerConnection:
         """The connection Slack would use; waits for the client to connect first if need be."""
-        if not wait_until(self.changed, lambda: bool(self.open), timeout):
-            raise AssertionError(f"no Socket Mode client connected within {timeout} s")
+        wait_until(lambda: bool(self.open), "a Socket Mode client to connect", timeout=timeout, wake=self.changed)
         with self.changed:
             return self.open[-1]
 

@@ -1,4 +1,5 @@
-"""The README stays true: every setting config.py reads is documented, and every documented command parses."""
+"""The README and docs/ stay true: every setting config.py reads is documented, every documented command parses,
+the stated ranges are the enforced ones, the README stays a short front door, and every link between them resolves."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from nightwatch.domain.pins import PIN_PATH_MAX, PIN_TEXT_MAX, PIN_URL_MAX
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+OPERATIONS = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
 CONFIG = (ROOT / "nightwatch" / "config.py").read_text(encoding="utf-8")
 
 
@@ -25,7 +27,7 @@ def config_variables() -> set[str]:
 
 
 def documented_variables() -> set[str]:
-    table = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    table = OPERATIONS.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
     return set(re.findall(r"^\| `([A-Z_]+)` \|", table, flags=re.MULTILINE))
 
 
@@ -33,11 +35,11 @@ def test_config_reads_variables() -> None:
     assert {"NIGHTWATCH_HOME", "DATABASE_URL", "SLACK_API_URL"} <= config_variables()
 
 
-def test_every_variable_config_reads_is_in_the_readme_table() -> None:
+def test_every_variable_config_reads_is_in_the_settings_table() -> None:
     assert config_variables() - documented_variables() == set()
 
 
-def test_the_readme_table_documents_nothing_config_does_not_read() -> None:
+def test_the_settings_table_documents_nothing_config_does_not_read() -> None:
     assert documented_variables() - config_variables() == set()
 
 
@@ -98,3 +100,47 @@ def test_the_readme_states_the_ranges_the_code_enforces() -> None:
     assert rows["URL"].endswith(f"(at most {PIN_URL_MAX:,} characters)")
     assert f"(N: 1-{RECENT_MAX})" in commands
     assert f"N: 1-{SEARCH_MAX}, default 10" in commands
+
+
+def test_the_readme_is_a_short_front_door() -> None:
+    assert len(README.splitlines()) <= 250
+
+
+def test_the_readme_runs_the_test_command_ci_runs() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").split("verbatim:\n", 1)[1].splitlines()[0]
+    assert f"```sh\n{ci}\n```" in README
+
+
+def documents() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces made hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)  # no headings in code
+    return {anchor(heading) for heading in re.findall(r"^#{1,6} (.+)$", text, flags=re.MULTILINE)}
+
+
+def relative_links(path: Path) -> list[str]:
+    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+    return [link for link in re.findall(r"\]\(([^)\s]+)\)", text) if not re.match(r"[a-z]+:", link)]
+
+
+def test_the_docs_are_where_the_readme_says() -> None:
+    names = {path.name for path in documents()}
+    assert {"architecture.md", "memory.md", "operations.md", "benchmarks.md", "development.md"} <= names
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+
+
+@pytest.mark.parametrize("path", documents(), ids=lambda path: path.name)
+def test_every_link_between_the_documents_resolves(path: Path) -> None:
+    for link in relative_links(path):
+        target, _, section = link.partition("#")
+        file = (path.parent / target).resolve() if target else path
+        assert file.exists(), f"{path.name} links to {target}, which does not exist"
+        if section:
+            assert section in anchors(file), f"{path.name} links to #{section}, which {file.name} has no heading for"

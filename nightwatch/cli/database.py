@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from injector import Injector
 from sqlalchemy import Engine
 
 from nightwatch.adapters.db import upgrade
 
 
-def db_upgrade(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+def db_upgrade(args: argparse.Namespace, out: TextIO, *, engine: Engine) -> int:
     """Run the migrations the database lacks and say what changed (start-up does the same, quietly)."""
-    print(upgrade(container.get(Engine)).message, file=out)
+    print(upgrade(engine).message, file=out)
     return 0

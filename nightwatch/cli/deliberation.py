@@ -9,8 +9,8 @@ import sys
 import uuid
 from typing import TextIO
 
-from injector import Injector
-
+from nightwatch.adapters.runtime.hot_reload import HotReload
+from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import (
     DeliberationEngine,
@@ -26,11 +26,10 @@ from nightwatch.domain.personas import (
 log = logging.getLogger(__name__)
 
 
-def deliberate(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+def deliberate(args: argparse.Namespace, out: TextIO, *, personas: PersonaService, engine: DeliberationEngine) -> int:
     from nightwatch.adapters.terminal import TerminalPoster, render_result_json
 
     names = tuple(n.strip() for n in (args.personas or "").split(",") if n.strip())
-    personas = container.get(PersonaService)
     for name in names:
         personas.get(name)  # fail early with a clear message
     request = DeliberationRequest(
@@ -40,7 +39,7 @@ def deliberate(container: Injector, args: argparse.Namespace, out: TextIO) -> in
         personas=names,
     )
     poster = TerminalPoster(out=out, quiet=args.json)
-    result = container.get(DeliberationEngine).run(request, poster)
+    result = engine.run(request, poster)
     if args.json:
         print(json.dumps(render_result_json(result), ensure_ascii=False, indent=2), file=out)
     for message in result.unsaved:  # lessons storage refused: kept for `nightwatch memory retry`
@@ -48,18 +47,17 @@ def deliberate(container: Injector, args: argparse.Namespace, out: TextIO) -> in
     return 1 if result.unsaved else 0
 
 
-def context(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+def context(args: argparse.Namespace, out: TextIO, *, personas: PersonaService, engine: DeliberationEngine) -> int:
     from nightwatch.adapters.terminal import render_budget
 
-    persona = container.get(PersonaService).get(args.persona)
+    persona = personas.get(args.persona)
     project = project_slug(args.project)
-    budget = container.get(DeliberationEngine).context_budget(persona.name, project, args.topic)
+    budget = engine.context_budget(persona.name, project, args.topic)
     print(render_budget(persona, project, budget), file=out)
     return 0
 
 
-def history(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    deliberations = container.get(DeliberationLog)  # type: ignore[type-abstract]  # a Protocol key
+def history(args: argparse.Namespace, out: TextIO, *, deliberations: DeliberationLog) -> int:
     if args.show is not None:
         return _show(deliberations, args.show, out)
     recent = deliberations.recent(args.limit)
@@ -88,13 +86,12 @@ def _show(deliberations: DeliberationLog, deliberation_id: int, out: TextIO) -> 
     return 0
 
 
-def run(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    from nightwatch.adapters.runtime.hot_reload import HotReload
-    from nightwatch.adapters.slack import SlackApp, run_socket_mode
+def run(args: argparse.Namespace, out: TextIO, *, settings: Settings, slack: SlackApp, reload: HotReload) -> int:
+    from nightwatch.serve import run_socket_mode
 
-    settings = container.get(Settings)  # start() has already closed the deliberations a dead process left running
+    # start-up has already closed the deliberations a dead process left running
     warn_when_memory_is_local(settings)
-    run_socket_mode(container.get(SlackApp), settings.slack.app_token, reload=container.get(HotReload))
+    run_socket_mode(slack, settings.slack.app_token, reload=reload)
     return 0
 
 

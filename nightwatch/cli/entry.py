@@ -1,4 +1,9 @@
-"""The `nightwatch` command's entry point: parse, redact, start up, run one command, answer with an exit code."""
+"""The `nightwatch` command's entry point: parse, redact, start up, run one command, answer with an exit code.
+
+A command's handler takes the parsed arguments, the output stream and, keyword-only, the services it uses: this
+module resolves those from the container by their annotations (`services_for`) and calls it; no handler sees the
+container.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +16,12 @@ from collections.abc import Sequence
 from sqlalchemy import Engine
 
 from nightwatch.adapters.secrets.redaction import install_redaction, redact
-from nightwatch.cli.arguments import Handler, build_parser
+from nightwatch.cli.arguments import build_parser
+from nightwatch.cli.options import Handler
 from nightwatch.config import OFFLINE_NOTICE, Settings
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
-from nightwatch.startup import start
-from nightwatch.wiring import build_injector
+from nightwatch.startup import StartUp
+from nightwatch.wiring import build_injector, services_for
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -38,9 +44,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         container = build_injector(settings)
         try:
             if args.start_up:
-                start(container)
+                container.get(StartUp).run()
             handler: Handler = args.handler
-            return handler(container, args, sys.stdout)
+            return handler(args, sys.stdout, **services_for(container, handler))
         finally:
             container.get(Engine).dispose()  # close the database connections rather than drop them at exit
     except NightWatchError as exc:

@@ -6,8 +6,6 @@ import argparse
 import json
 from typing import TextIO
 
-from injector import Injector
-
 from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, Retried, orphans, unread_summary
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import (
@@ -34,13 +32,13 @@ def _added_by(lesson: Lesson) -> str:
     return "  · added from the CLI" if lesson.author == CLI_AUTHOR else f"  · added by {lesson.author}"
 
 
-def _memory_target(container: Injector, args: argparse.Namespace) -> tuple[MemoryService, Persona, str]:
-    persona = container.get(PersonaService).get(args.persona)
-    return container.get(MemoryService), persona, project_slug(args.project)
+def _target(personas: PersonaService, args: argparse.Namespace) -> tuple[Persona, str]:
+    """The persona and project a memory command names."""
+    return personas.get(args.persona), project_slug(args.project)
 
 
-def memory_show(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    memory, persona, project = _memory_target(container, args)
+def memory_show(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
+    persona, project = _target(personas, args)
     lessons = memory.lessons(persona, project)
     history = memory.history(persona, project)
     count = f"{len(lessons)} lesson" + ("" if len(lessons) == 1 else "s")
@@ -59,23 +57,23 @@ def memory_show(container: Injector, args: argparse.Namespace, out: TextIO) -> i
     return 0
 
 
-def memory_add(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    memory, persona, project = _memory_target(container, args)
+def memory_add(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
+    persona, project = _target(personas, args)
     lesson = memory.remember(persona, project, args.lesson, author=CLI_AUTHOR, category=args.category)
     category = f" ({lesson.category})" if lesson.category else ""
     print(f"Remembered {lesson.id}{category}: {lesson.text}", file=out)
     return 0
 
 
-def memory_forget(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    memory, persona, project = _memory_target(container, args)
+def memory_forget(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
+    persona, project = _target(personas, args)
     lesson = memory.forget(persona, project, args.id)
     print(f"Forgot {lesson.id}: {lesson.text}", file=out)
     return 0
 
 
-def memory_search(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    memory, persona, project = _memory_target(container, args)
+def memory_search(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
+    persona, project = _target(personas, args)
     found = memory.search(persona, project, args.query, limit=args.limit)
     if args.json:
         rows = [_hit_row(hit) for hit in found]
@@ -109,15 +107,15 @@ def _hit_row(hit: Scored) -> dict[str, object]:
     }
 
 
-def memory_compact(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    memory, persona, project = _memory_target(container, args)
+def memory_compact(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
+    persona, project = _target(personas, args)
     result = memory.compact(persona, project)
     print(result.message, file=out)
     return 0 if result.compacted or result.lines_before <= result.lines_after else 1
 
 
-def memory_rollback(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    memory, persona, project = _memory_target(container, args)
+def memory_rollback(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
+    persona, project = _target(personas, args)
     if memory.rollback(persona, project):
         print("Restored the version kept before the last compaction.", file=out)
         return 0
@@ -125,10 +123,9 @@ def memory_rollback(container: Injector, args: argparse.Namespace, out: TextIO) 
     return 1
 
 
-def memory_retry(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+def memory_retry(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
     from nightwatch.adapters.terminal import render_retry
 
-    memory, personas = container.get(MemoryService), container.get(PersonaService)
     project = project_slug(args.project) if args.project else None
     known = {persona.slug: persona for persona in personas.list()}
     slugs = [personas.get(args.persona).slug] if args.persona else [lesson.persona for lesson in memory.waiting()]

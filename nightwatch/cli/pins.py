@@ -12,25 +12,22 @@ import os
 from datetime import datetime
 from typing import TextIO
 
-from injector import Injector
-
 from nightwatch.domain.memory import CLI_AUTHOR
 from nightwatch.domain.pins import PinService, PinView
 from nightwatch.domain.pins.models import PinKind, PinStatus
 
 
-def pin_add(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+def pin_add(args: argparse.Namespace, out: TextIO, *, pins: PinService) -> int:
     kind, value = PinKind(args.pin_kind), args.pin_value  # entry.py redacts every text argument, enums included
     if kind is PinKind.FILE and not os.path.isabs(value):
         value = os.path.join(os.getcwd(), value)
-    pins = container.get(PinService)
     outcome = pins.add(args.pin_persona, args.project, kind, value, added_by=CLI_AUTHOR, anywhere=True)
     print(outcome.message, file=out)
     return 0
 
 
-def pin_list(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    views = container.get(PinService).list(args.persona, args.project)
+def pin_list(args: argparse.Namespace, out: TextIO, *, pins: PinService) -> int:
+    views = pins.list(args.persona, args.project)
     if not views:
         print(
             "Nothing is pinned yet. Pin a file: nightwatch pin add PERSONA docs/ARCHITECTURE.md --project P", file=out
@@ -40,14 +37,14 @@ def pin_list(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def pin_remove(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    pin = container.get(PinService).remove(args.id)
+def pin_remove(args: argparse.Namespace, out: TextIO, *, pins: PinService) -> int:
+    pin = pins.remove(args.id)
     print(f"Unpinned #{pin.id}: {PinView(pin, None, 0).label}", file=out)
     return 0
 
 
-def pin_refresh(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    outcomes = container.get(PinService).refresh(args.id)
+def pin_refresh(args: argparse.Namespace, out: TextIO, *, pins: PinService) -> int:
+    outcomes = pins.refresh(args.id)
     if not outcomes:
         print("No file or page is pinned, so there is nothing to read again.", file=out)
     for outcome in outcomes:

@@ -5,24 +5,22 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from injector import Injector
-
 from nightwatch.domain.sharing import SharingService, describe
 
 
-def share(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    outcome = container.get(SharingService).share(args.persona, args.receiver, args.project, args.what)
+def share(args: argparse.Namespace, out: TextIO, *, sharing: SharingService) -> int:
+    outcome = sharing.share(args.persona, args.receiver, args.project, args.what)
     print(outcome.message, file=out)
     return 0
 
 
-def unshare(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    print(container.get(SharingService).unshare(args.persona, args.receiver, args.project).message, file=out)
+def unshare(args: argparse.Namespace, out: TextIO, *, sharing: SharingService) -> int:
+    print(sharing.unshare(args.persona, args.receiver, args.project).message, file=out)
     return 0
 
 
-def shares(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
-    views = container.get(SharingService).shares(project=args.project, persona=args.persona)
+def shares(args: argparse.Namespace, out: TextIO, *, sharing: SharingService) -> int:
+    views = sharing.shares(project=args.project, persona=args.persona)
     if not views:
         whose = f" by or with {args.persona}" if args.persona else ""
         where = f" on project {args.project}" if args.project else ""

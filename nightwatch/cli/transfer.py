@@ -10,8 +10,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from injector import Injector
-
 from nightwatch.adapters.files.folder import FolderDocument, read_folder, write_folder
 from nightwatch.config import Settings
 from nightwatch.domain.errors import ConfigError, NightWatchError, NotFoundError, StorageError
@@ -19,12 +17,11 @@ from nightwatch.domain.memory import MemoryTransfer
 from nightwatch.domain.personas import PersonaService, project_slug
 
 
-def memory_export(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+def memory_export(args: argparse.Namespace, out: TextIO, *, personas: PersonaService, transfer: MemoryTransfer) -> int:
     """Write every persona's memory into DIR, in the files store's layout."""
-    transfer = container.get(MemoryTransfer)
     documents = [
         FolderDocument(persona.slug, project, text)
-        for persona in container.get(PersonaService).list()
+        for persona in personas.list()
         for project, text in transfer.documents(persona)
     ]
     written = write_folder(Path(args.dir), documents)
@@ -32,10 +29,9 @@ def memory_export(container: Injector, args: argparse.Namespace, out: TextIO) ->
     return 0
 
 
-def memory_import(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+def memory_import(args: argparse.Namespace, out: TextIO, *, personas: PersonaService, transfer: MemoryTransfer) -> int:
     """Merge every memory file of DIR into memory, by lesson id; report each file, and exit 1 if any was skipped."""
     contents = read_folder(Path(args.dir))
-    personas, transfer = container.get(PersonaService), container.get(MemoryTransfer)
     skipped = list(contents.skipped)
     imported = 0
     for document in contents.documents:
@@ -55,13 +51,13 @@ def memory_import(container: Injector, args: argparse.Namespace, out: TextIO) ->
     return 1 if skipped else 0
 
 
-def memory_edit(container: Injector, args: argparse.Namespace, out: TextIO) -> int:
+def memory_edit(
+    args: argparse.Namespace, out: TextIO, *, settings: Settings, personas: PersonaService, transfer: MemoryTransfer
+) -> int:
     """Open the memory in $VISUAL / $EDITOR and write it back only if nobody wrote to it meanwhile."""
-    settings = container.get(Settings)
     if not settings.editor:
         raise ConfigError("Set EDITOR (or VISUAL) to the editor to open, e.g. EDITOR=vim, then run this again.")
-    persona, project = container.get(PersonaService).get(args.persona), project_slug(args.project)
-    transfer = container.get(MemoryTransfer)
+    persona, project = personas.get(args.persona), project_slug(args.project)
     before = transfer.text(persona, project)
     after = _edited(settings.editor, before, f"{persona.slug}-{project}")
     if after == before:

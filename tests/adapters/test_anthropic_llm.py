@@ -171,6 +171,7 @@ def test_a_long_retry_after_fails_at_once_instead_of_parking_a_worker(fake: Fake
     assert len(fake.requests) == 1
 
 
+@pytest.mark.slow
 def test_a_slow_answer_times_out(fake: FakeAnthropic, make_llm: Factory) -> None:
     fake.plan(slow(3.0), slow(3.0))
     started = time.monotonic()

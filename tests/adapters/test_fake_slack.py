@@ -148,6 +148,7 @@ def test_block_kit_and_length_limits_are_enforced_like_slack(client: WebClient) 
     assert client.chat_postMessage(channel="C1", blocks=[section] * 50, text="x" * 40000)["ok"]
 
 
+@pytest.mark.slow
 def test_planned_429_is_retried_by_the_rate_limit_handler(fake: FakeSlack, client: WebClient) -> None:
     client.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=1))
     fake.plan_429("chat.postMessage", retry_after=1)
@@ -262,6 +263,7 @@ def test_unknown_methods_answer_ok_and_are_recorded(fake: FakeSlack, client: Web
 # ----- Socket Mode with the builtin SocketModeClient ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_new_connection_gets_hello(fake: FakeSlack, recorder: Recorder) -> None:
     fake.wait_for(lambda: bool(recorder.raw))
     assert recorder.raw[0]["type"] == "hello"
@@ -269,6 +271,7 @@ def test_a_new_connection_gets_hello(fake: FakeSlack, recorder: Recorder) -> Non
     assert len(fake.calls_to("apps.connections.open")) == 1
 
 
+@pytest.mark.slow
 def test_an_event_envelope_is_delivered_and_acked(fake: FakeSlack, recorder: Recorder) -> None:
     event = {"type": "app_mention", "channel": "C1", "user": "U1", "text": f"<@{BOT_USER_ID}> hello"}
 
@@ -285,6 +288,7 @@ def test_an_event_envelope_is_delivered_and_acked(fake: FakeSlack, recorder: Rec
     assert [m["ts"] for m in stored] == [request.payload["event"]["ts"]]
 
 
+@pytest.mark.slow
 def test_an_unacked_envelope_times_out_in_ack_for(fake: FakeSlack, recorder: Recorder) -> None:
     recorder.ack = False
     envelope_id = fake.send_event({"type": "app_home_opened", "user": "U1", "tab": "home"})
@@ -294,6 +298,7 @@ def test_an_unacked_envelope_times_out_in_ack_for(fake: FakeSlack, recorder: Rec
     assert envelope_id not in fake.ack_times
 
 
+@pytest.mark.slow
 def test_a_human_message_is_stored_and_delivered_with_its_mention(fake: FakeSlack, recorder: Recorder) -> None:
     parent = fake.post_human_message("C1", "first", deliver=False)
 
@@ -306,6 +311,7 @@ def test_a_human_message_is_stored_and_delivered_with_its_mention(fake: FakeSlac
     assert [m["ts"] for m in fake.messages("C1", thread_ts=parent["ts"])] == [parent["ts"], reply["ts"]]
 
 
+@pytest.mark.slow
 def test_an_interactive_envelope_carries_slacks_fields_and_the_ack_payload(fake: FakeSlack, recorder: Recorder) -> None:
     recorder.answer = {"response_action": "errors", "errors": {"name": "That name is taken."}}
     submission = {"type": "view_submission", "user": {"id": "UADMIN"}, "view": {"callback_id": "persona"}}
@@ -321,6 +327,7 @@ def test_an_interactive_envelope_carries_slacks_fields_and_the_ack_payload(fake:
     assert sent["payload"]["api_app_id"] == fake.app_id
 
 
+@pytest.mark.slow
 def test_disconnect_leads_to_a_reconnect(fake: FakeSlack, recorder: Recorder) -> None:
     fake.wait_for(lambda: fake.open_connections == 1)
 
@@ -375,6 +382,7 @@ def test_envelopes_go_to_the_pinned_connection_else_the_newest_or_each_in_turn(r
 # ----- Socket Mode with Bolt's SocketModeHandler --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_slash_command_is_acked_with_a_payload_through_bolt(fake: FakeSlack) -> None:
     app = App(token=BOT_TOKEN, client=WebClient(token=BOT_TOKEN, base_url=fake.api_url))
 

@@ -252,6 +252,7 @@ def random_text(rng: random.Random) -> str:
 @pytest.mark.parametrize(
     "limits", [SLACK_LIMITS, BlockLimits(section_chars=120, blocks_per_message=4, message_chars=300)]
 )
+@pytest.mark.slow
 def test_random_texts_split_within_limits_losing_nothing(limits: BlockLimits) -> None:
     rng = random.Random(20261121)
     for _ in range(60):

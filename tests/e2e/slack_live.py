@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from nightwatch.adapters.slack.app import run_socket_mode
+from nightwatch.serve import run_socket_mode
 from tests.adapters.slack.stack import APP_TOKEN, Stack, build_stack
 from tests.fake_slack import FakeSlack
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 
 from nightwatch.cli import main
 from tests.fake_anthropic import FakeAnthropic, slow
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.slow,
@@ -51,11 +51,13 @@ def deliberation(topic: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
 
 
 def wait_for_calls(fake: FakeAnthropic, count: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 90
-    while len(fake.requests) < count:
+    def reached() -> bool:
+        if len(fake.requests) >= count:
+            return True
         assert process.poll() is None, "the deliberation ended before it reached the model"
-        assert time.monotonic() < deadline, "the deliberation never reached the model"
-        time.sleep(0.05)
+        return False
+
+    wait_until(reached, "the deliberation to reach the model", timeout=90)
 
 
 def history(capsys: pytest.CaptureFixture[str]) -> dict[str, str]:

@@ -7,8 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 from nightwatch.adapters.db import SqlPersonaRepository, make_engine
 from tests.adapters.slack.stack import ADMIN, APP_TOKEN, BOT_TOKEN
 from tests.fake_slack import FakeSlack
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -38,15 +38,14 @@ class Running:
 
     def wait_for_log(self, line: str, *, after: int = 0) -> int:
         """Wait until the log holds `line` past offset `after`; the offset just past it."""
-        deadline = time.monotonic() + WAIT
-        while True:
+
+        def past_it() -> int:
             text = self.text()
             found = text.find(line, after)
-            if found >= 0:
-                return found + len(line)
-            assert self.process.poll() is None, f"nightwatch run exited:\n{text[-3000:]}"
-            assert time.monotonic() < deadline, f"no {line!r} in the log:\n{text[-3000:]}"
-            time.sleep(0.05)
+            assert found >= 0 or self.process.poll() is None, f"nightwatch run exited:\n{text[-3000:]}"
+            return found + len(line) if found >= 0 else 0
+
+        return wait_until(past_it, lambda: f"{line!r} in the log:\n{self.text()[-3000:]}", timeout=WAIT)
 
     def command(self, words: str, user: str) -> None:
         envelope = self.fake.send_slash_command(words, user_id=user, channel_id="C1")
@@ -100,24 +99,17 @@ def running(home: Path) -> Iterator[Running]:
                 process.wait()
 
 
-def until(check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def test_settings_and_personas_reload_without_a_restart(running: Running, home: Path) -> None:
     fake = running.fake
     running.command("persona new", NEWCOMER)
-    until(lambda: bool(fake.ephemerals("C1", NEWCOMER)), "the refusal")
+    wait_until(lambda: bool(fake.ephemerals("C1", NEWCOMER)), "the refusal", timeout=WAIT)
     assert "Only Night Watch admins can create personas" in str(fake.ephemerals("C1", NEWCOMER)[0]["text"])
 
     # The settings file is watched: the newcomer is an admin from the next click on.
     edit(running.settings, f"NIGHTWATCH_ADMINS={ADMIN},{NEWCOMER}\n")
     mark = running.wait_for_log(f"Reloaded settings: admins {ADMIN} → {NEWCOMER}, {ADMIN}")
     running.command("persona new", NEWCOMER)
-    until(lambda: bool(fake.calls_to("views.open")), "the modal for the new admin")
+    wait_until(lambda: bool(fake.calls_to("views.open")), "the modal for the new admin", timeout=WAIT)
 
     # A persona file dropped into NIGHTWATCH_PERSONAS_DIR adds the persona.
     ines = running.personas / "ines.yml"

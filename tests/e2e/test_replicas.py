@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import Engine, text
@@ -34,6 +33,7 @@ from tests.adapters.db.databases import empty_database
 from tests.adapters.slack.stack import ADMIN, APP_TOKEN, BOT_TOKEN
 from tests.fake_slack import FakeSlack
 from tests.fake_slack_rules import Json
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
@@ -115,24 +115,18 @@ def forget_targets(blocks: list[Json]) -> list[ForgetTarget]:
     return [ForgetTarget.decode(b["value"]) for b in buttons if b.get("action_id") == LESSON_FORGET]
 
 
-def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def settled(read: Callable[[], list[Note]], *, quiet: float, timeout: float) -> list[Note]:
     """What `read` returns once it is not empty and has not grown for `quiet` seconds."""
-    deadline = time.monotonic() + timeout
     last, since = read(), time.monotonic()
-    while not last or time.monotonic() - since < quiet:
-        assert time.monotonic() < deadline, f"still changing after {timeout} s: {last}"
-        time.sleep(0.1)
+
+    def still() -> list[Note]:
+        nonlocal last, since
         now = read()
         if len(now) != len(last):
             last, since = now, time.monotonic()
-    return last
+        return last if last and time.monotonic() - since >= quiet else []
+
+    return wait_until(still, lambda: f"the notes to stop changing: {last}", timeout=timeout, interval=0.1)
 
 
 @pytest.fixture(scope="module")
@@ -189,8 +183,8 @@ def cluster(database: str) -> Iterator[Cluster]:
                 replicas.append(replica)
                 wait_until(
                     lambda: fake.open_connections >= len(replicas) or replicas[-1].process.poll() is not None,
-                    60,
                     f"replica {number} to connect",
+                    timeout=60,
                 )
                 assert process.poll() is None, f"replica {number} exited:\n{replica.tail()}"
             yield Cluster(fake, replicas, engine)
@@ -229,7 +223,7 @@ def notes(cluster: Cluster) -> list[Note]:
             ).scalar_one_or_none()
         return status == "done"
 
-    wait_until(done, 30, "the deliberation to finish")
+    wait_until(done, "the deliberation to finish", timeout=30)
     with cluster.engine.connect() as conn:
         owner = conn.execute(
             text("SELECT owner FROM deliberations WHERE thread = :thread"), {"thread": f"{CHANNEL}:{stored['ts']}"}

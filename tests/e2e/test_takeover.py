@@ -28,6 +28,7 @@ from tests.adapters.db.databases import empty_database
 from tests.adapters.slack.stack import APP_TOKEN, BOT_TOKEN
 from tests.fake_anthropic import FakeAnthropic, answer, default_responder, slow
 from tests.fake_slack import FakeSlack
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.slow,
@@ -79,13 +80,6 @@ def environment(home: Path, database_url: str, slack: FakeSlack, model: FakeAnth
     }
 
 
-def wait_until(condition: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def only_running(engine: Engine) -> Deliberation | None:
     running = SqlDeliberationLog(engine).running()
     return running[0] if len(running) == 1 else None
@@ -112,9 +106,9 @@ def test_a_replica_killed_mid_deliberation_is_taken_over_in_the_same_thread(home
         }
         engine = make_engine(database_url)
         try:
-            wait_until(lambda: slack.open_connections >= 2, 30, "both replicas to connect")
+            wait_until(lambda: slack.open_connections >= 2, "both replicas to connect", timeout=30)
             mention = slack.post_human_message("C1", "<@UBOT> should the login endpoint get a rate limiter?")
-            wait_until(lambda: len(model.requests) >= 2, 20, "the second turn's model call")
+            wait_until(lambda: len(model.requests) >= 2, "the second turn's model call", timeout=20)
             running = only_running(engine)
             assert running is not None
             assert running.heartbeat_at is not None
@@ -124,12 +118,14 @@ def test_a_replica_killed_mid_deliberation_is_taken_over_in_the_same_thread(home
             replicas[owner_pid].send_signal(signal.SIGKILL)  # no handler runs: the row stays running
             replicas[owner_pid].wait()
             killed_at = time.monotonic()
-            wait_until(lambda: only_running(engine) is None or only_running(engine).takeovers > 0, 10, "a takeover")  # type: ignore[union-attr]
+            wait_until(
+                lambda: only_running(engine) is None or only_running(engine).takeovers > 0, "a takeover", timeout=10
+            )  # type: ignore[union-attr]
             assert time.monotonic() - killed_at < LEASE_SECONDS + 1
             wait_until(
                 lambda: any("remembered" in str(m.get("text")) for m in slack.messages("C1", mention["ts"])),
-                20,
                 "the survivor to finish the deliberation",
+                timeout=20,
             )
 
             stored = SqlDeliberationLog(engine).get(running.id or 0)

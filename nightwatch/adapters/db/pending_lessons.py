@@ -8,18 +8,16 @@ restart; on PostgreSQL every replica sees them.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import UTC
 
 from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.exc import SQLAlchemyError
 
 from nightwatch.adapters.db.schema import pending_lessons, utc
-from nightwatch.adapters.db.transactions import Bind, transaction
-from nightwatch.domain.errors import StorageError
+from nightwatch.adapters.db.transactions import Bind, begin
 from nightwatch.domain.memory import CATEGORIES
 from nightwatch.domain.memory.models import PendingLesson
 from nightwatch.domain.models import Category
@@ -75,16 +73,9 @@ class SqlPendingLessons:
                 conn.execute(delete(pending_lessons).where(pending_lessons.c.persona == persona_slug)).rowcount or 0
             )
 
-    @contextmanager
-    def _begin(self, doing: str) -> Iterator[Connection]:
-        try:
-            with transaction(self._bind) as conn:
-                yield conn
-        except SQLAlchemyError as err:
-            raise StorageError(
-                f"The database could not {doing} ({type(err).__name__}); check DATABASE_URL and that the database "
-                "is reachable, then try again."
-            ) from err
+    def _begin(self, doing: str) -> AbstractContextManager[Connection]:
+        """A transaction whose database errors become a StorageError."""
+        return begin(self._bind, doing)
 
 
 def _values(lesson: PendingLesson) -> dict[str, object]:

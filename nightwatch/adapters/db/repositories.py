@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Row, delete, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError
 
 from nightwatch.adapters.db.schema import persona_shares, personas, pins, seeded_defaults, utc
-from nightwatch.adapters.db.transactions import Bind, transaction
+from nightwatch.adapters.db.transactions import Bind, begin
 from nightwatch.domain.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import section_to_dict, skill_from_dict, soul_from_dict, style_from_dict
@@ -42,16 +42,11 @@ class SqlPersonaRepository:
     def _begin(self, doing: str) -> Iterator[Connection]:
         """A transaction whose database errors become domain errors a person can act on."""
         try:
-            with transaction(self._bind) as conn:
+            with begin(self._bind, doing, clashes=True) as conn:
                 yield conn
         except IntegrityError as err:
             raise ConflictError(
                 "Another persona already has that name (ignoring case) or the same memory folder; choose another name."
-            ) from err
-        except SQLAlchemyError as err:
-            raise StorageError(
-                f"The database could not {doing} ({type(err).__name__}); check DATABASE_URL and that the "
-                "database is reachable, then try again."
             ) from err
 
     # --- reading ------------------------------------------------------------------------------------------------

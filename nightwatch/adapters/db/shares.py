@@ -8,17 +8,16 @@ sharing the same thing at once meet at the unique indexes, and the one that lose
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, delete, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError
 
 from nightwatch.adapters.db.schema import persona_shares, utc
-from nightwatch.adapters.db.transactions import Bind, transaction
+from nightwatch.adapters.db.transactions import Bind, begin
 from nightwatch.domain.errors import NotFoundError, StorageError
 from nightwatch.domain.sharing.models import Share, ShareContent
 
@@ -83,19 +82,9 @@ class SqlShareRepository:
             conn.execute(update(persona_shares).where(shares.id == row["id"]).values(what=share.what.value))
         return _share(row)
 
-    @contextmanager
-    def _begin(self, doing: str, *, write: bool = False) -> Iterator[Connection]:
+    def _begin(self, doing: str, *, write: bool = False) -> AbstractContextManager[Connection]:
         """A transaction whose database errors (but a clash at a unique index) become a StorageError."""
-        try:
-            with transaction(self._bind, write=write) as conn:
-                yield conn
-        except IntegrityError:
-            raise
-        except SQLAlchemyError as err:
-            raise StorageError(
-                f"The database could not {doing} ({type(err).__name__}); check DATABASE_URL and that the "
-                "database is reachable, then try again."
-            ) from err
+        return begin(self._bind, doing, write=write, clashes=True)
 
 
 def _key(sharer_id: int, receiver_id: int | None, project: str) -> tuple[ColumnElement[bool], ...]:

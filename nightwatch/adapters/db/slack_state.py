@@ -8,15 +8,14 @@ holds on SQLite and on PostgreSQL without any dialect-specific SQL.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Connection, Engine, delete, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError
 
 from nightwatch.adapters.db.schema import channel_projects, leases, seen_events, utc
-from nightwatch.domain.errors import StorageError
+from nightwatch.adapters.db.transactions import begin
 from nightwatch.domain.proactive import ChannelActivity
 
 log = logging.getLogger(__name__)
@@ -38,18 +37,9 @@ class SlackState:
         self._retention = seen_retention
         self._last_prune: datetime | None = None
 
-    @contextmanager
-    def _begin(self, doing: str) -> Iterator[Connection]:
-        try:
-            with self._engine.begin() as conn:
-                yield conn
-        except IntegrityError:
-            raise
-        except SQLAlchemyError as err:
-            raise StorageError(
-                f"The database could not {doing} ({type(err).__name__}); check DATABASE_URL and that the "
-                "database is reachable, then try again."
-            ) from err
+    def _begin(self, doing: str) -> AbstractContextManager[Connection]:
+        """A transaction whose database errors (but a clash at a unique index) become a StorageError."""
+        return begin(self._engine, doing, clashes=True)
 
     # --- seen events ------------------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from nightwatch.domain.errors import StorageError
 
@@ -37,11 +37,26 @@ def transaction(bind: Bind, *, write: bool = False) -> Iterator[Connection]:
 
 
 @contextmanager
-def database_errors(doing: str) -> Iterator[None]:
-    """Turn a database error into a StorageError that says what could not be done and what to check."""
+def begin(bind: Bind, doing: str, *, write: bool = False, clashes: bool = False) -> Iterator[Connection]:
+    """A `transaction` whose database errors become a StorageError saying what could not be `doing`.
+
+    With `clashes`, a clash at a unique index (IntegrityError) passes through unchanged, for the caller to read.
+    """
+    with database_errors(doing, clashes=clashes), transaction(bind, write=write) as conn:
+        yield conn
+
+
+@contextmanager
+def database_errors(doing: str, *, clashes: bool = False) -> Iterator[None]:
+    """Turn a database error into a StorageError that says what could not be done and what to check.
+
+    The one place a database error becomes a StorageError; with `clashes`, an IntegrityError passes through.
+    """
     try:
         yield
     except SQLAlchemyError as err:
+        if clashes and isinstance(err, IntegrityError):
+            raise
         raise StorageError(
             f"The database could not {doing} ({type(err).__name__}); check DATABASE_URL and that the database is "
             "reachable, then try again."

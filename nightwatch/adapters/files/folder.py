@@ -8,11 +8,11 @@ a symbolic link, and refuses a file too big to be a memory; whatever it skips co
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nightwatch.adapters.files.small_file import Problem, SmallFileError, read_small_text
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, StorageError
 from nightwatch.domain.personas import check_slug
 
@@ -68,7 +68,7 @@ def read_folder(root: Path) -> FolderContents:
         for project in _children(persona / MEMORIES) if (persona / MEMORIES).is_dir() else []:
             try:
                 contents.documents.append(_document(persona.name, project))
-            except (NightWatchError, OSError, UnicodeDecodeError) as err:
+            except (NightWatchError, OSError, SmallFileError) as err:
                 contents.skipped.append(f"{project / FILE}: {_why(err)}")
     return contents
 
@@ -80,18 +80,23 @@ def _children(folder: Path) -> list[Path]:
 
 def _document(persona: str, project: Path) -> FolderDocument:
     path = project / FILE
-    for part in (project.parent.parent, project.parent, project, path):
+    for part in (project.parent.parent, project.parent, project):
         if part.is_symlink():
             raise StorageError(f"{part} is a symbolic link; import never follows links")
-    size = os.stat(path, follow_symlinks=False).st_size
-    if size > MAX_FILE_BYTES:
-        raise StorageError(f"{size:,} bytes is more than a memory file holds ({MAX_FILE_BYTES:,})")
-    return FolderDocument(check_slug(persona), check_slug(project.name), path.read_text(encoding="utf-8"))
+    return FolderDocument(
+        check_slug(persona), check_slug(project.name), read_small_text(path, max_bytes=MAX_FILE_BYTES)
+    )
 
 
 def _why(err: BaseException) -> str:
-    if isinstance(err, FileNotFoundError):
+    if not isinstance(err, SmallFileError):
+        return err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+    if isinstance(err.cause, FileNotFoundError):
         return "no main.md there"
-    if isinstance(err, UnicodeDecodeError):
-        return "not UTF-8 text"
-    return err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+    return {
+        Problem.LINK: f"{err.path} is a symbolic link; import never follows links",
+        Problem.NOT_FILE: f"{err.path} is not a regular file",
+        Problem.TOO_LARGE: f"{err.size or 0:,} bytes is more than a memory file holds ({MAX_FILE_BYTES:,})",
+        Problem.NOT_UTF8: "not UTF-8 text",
+        Problem.UNREADABLE: err.strerror,
+    }[err.problem]

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
+from nightwatch.adapters.files.small_file import FLAGS, read_at_most
 from nightwatch.adapters.secrets.redaction import redact
 from nightwatch.domain.errors import InvalidInputError, NotFoundError
 from nightwatch.domain.inputs import shown
@@ -31,7 +32,6 @@ MAX_BYTES = 256 * 1024
 ROOTS_SETTING = "NIGHTWATCH_PIN_ROOTS"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
-_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC
 
 
 class SafePinFiles:
@@ -53,7 +53,7 @@ class SafePinFiles:
         with _opened(root, parts) as fd:
             info = os.fstat(fd)
             self._check_size(info, root, parts)
-            data = _read_at_most(fd, self._max + 1)
+            data = read_at_most(fd, self._max + 1)
         full = _joined(root, parts)
         if len(data) > self._max:  # it grew between the check and the read
             raise InvalidInputError(_too_large(full, len(data), self._max))
@@ -145,7 +145,7 @@ def _open_file(folder: int, name: str, where: str) -> int:
     if not stat.S_ISREG(seen.st_mode):
         raise InvalidInputError(_not_regular(where, seen.st_mode))
     try:
-        fd = os.open(name, _FILE, dir_fd=folder)
+        fd = os.open(name, FLAGS, dir_fd=folder)
     except OSError as err:
         raise _refusal(err, where, where, folder=folder, name=name) from err
     opened = os.fstat(fd)
@@ -189,18 +189,6 @@ def _not_regular(where: str, mode: int) -> str:
         return f"{where} is a symbolic link; pins never follow links. Pin the file by its real path."
     kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device or socket"
     return f"{where} is {kind}, not a regular file; pin a text file."
-
-
-def _read_at_most(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while size < limit:
-        chunk = os.read(fd, min(65536, limit - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
 
 
 def _text(data: bytes, where: str) -> str:

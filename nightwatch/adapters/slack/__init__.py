@@ -1,8 +1,52 @@
-"""Slack: a Bolt app in Socket Mode, its listeners, commands, modals and Home tab, and the poster.
+"""Slack: a Bolt app, its listeners, commands, modals and Home tab, the worker pool, and the poster.
 
-`SlackApp` wires the listeners to the domain services; `run_socket_mode` connects and shuts down cleanly.
+`SlackApp` routes Slack's events to the listeners. The composition root (wiring/slack.py) builds it from the pieces
+exported here; nightwatch/serve.py serves it over Socket Mode (`EagerAckSocketModeHandler`).
 """
 
-from nightwatch.adapters.slack.app import SlackApp, run_socket_mode
+from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.app import (
+    GRACE_SECONDS,
+    SET_UP,
+    Authorization,
+    SlackApp,
+    bolt_app,
+    listener_threads,
+    web_client,
+)
+from nightwatch.adapters.slack.commands import SlashCommands
+from nightwatch.adapters.slack.home import HomeTab
+from nightwatch.adapters.slack.lease_keeper import LeaseKeeper
+from nightwatch.adapters.slack.listeners import Listeners
+from nightwatch.adapters.slack.persona_admin import PersonaAdmin
+from nightwatch.adapters.slack.pin_commands import PinCommands
+from nightwatch.adapters.slack.pool import WorkerPool
+from nightwatch.adapters.slack.poster import SlackPoster
+from nightwatch.adapters.slack.share_commands import ShareCommands
+from nightwatch.adapters.slack.socket_mode import EagerAckSocketModeHandler
+from nightwatch.adapters.slack.teaching import ThreadTeaching
+from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 
-__all__ = ["SlackApp", "run_socket_mode"]
+__all__ = [
+    "GRACE_SECONDS",
+    "SET_UP",
+    "AdminCheck",
+    "Authorization",
+    "ChannelDirectory",
+    "Deliberations",
+    "EagerAckSocketModeHandler",
+    "HomeTab",
+    "LeaseKeeper",
+    "Listeners",
+    "PersonaAdmin",
+    "PinCommands",
+    "ShareCommands",
+    "SlackApp",
+    "SlackPoster",
+    "SlashCommands",
+    "ThreadTeaching",
+    "WorkerPool",
+    "bolt_app",
+    "listener_threads",
+    "web_client",
+]

@@ -23,6 +23,7 @@ from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory.ports import FolderMove
 from nightwatch.domain.vectors import VectorTable, vector_key
 from tests.adapters.db.conftest import engine, postgres_engine, sqlite_engine
+from tests.waiting import wait_until
 
 __all__ = ["engine", "postgres_engine", "sqlite_engine"]
 
@@ -220,10 +221,7 @@ def test_a_writer_killed_before_its_commit_leaves_the_old_version(engine: Engine
     child = multiprocessing.get_context("fork").Process(target=stuck_in_commit, args=(url, str(marker)))
     child.start()
     try:
-        deadline = time.monotonic() + 30
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert marker.exists(), "the writer never reached its commit"
+        wait_until(marker.exists, "the writer to reach its commit", timeout=30, interval=0.01)
     finally:
         child.kill()
         child.join()

@@ -195,6 +195,7 @@ def test_the_package_ships_every_migration_file() -> None:
     assert others == set(data) == {"script.py.mako"}
 
 
+@pytest.mark.slow
 def test_the_alembic_command_migrates_the_database_nightwatch_is_configured_for(tmp_path: Path) -> None:
     env = {**os.environ, "NIGHTWATCH_HOME": str(tmp_path), "NIGHTWATCH_LLM": "offline"}
     env.pop("DATABASE_URL", None)
@@ -220,6 +221,7 @@ def test_the_head_read_from_file_names_is_alembics_head() -> None:
     assert head() == ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
+@pytest.mark.slow
 def test_a_database_at_the_head_is_answered_without_importing_alembic(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'nightwatch.db'}"
     engine = make_engine(url)

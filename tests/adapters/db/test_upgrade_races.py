@@ -20,6 +20,9 @@ from sqlalchemy import Connection, text
 from nightwatch.adapters.db import make_engine
 from nightwatch.adapters.db.migrate import UPGRADE_LOCK, head
 from tests.adapters.db.databases import empty_database, schema_differences
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow  # replicas in processes of their own, racing for the upgrade lock
 
 ROOT = Path(__file__).resolve().parents[3]
 # One replica's upgrade: says when it is about to upgrade, then what the upgrade did.
@@ -53,13 +56,15 @@ def _waiting_for_the_lock(conn: Connection) -> int:
 
 
 def _until_both_wait(conn: Connection, replicas: list[subprocess.Popen[str]]) -> None:
-    deadline = time.monotonic() + 60
-    while _waiting_for_the_lock(conn) < len(replicas):
+    def both_wait() -> bool:
+        if _waiting_for_the_lock(conn) >= len(replicas):
+            return True
         for replica in replicas:
             if replica.poll() is not None:
                 pytest.fail(f"a replica finished without waiting for the lock: {replica.communicate()}")
-        assert time.monotonic() < deadline, "the replicas never waited for the upgrade lock"
-        time.sleep(0.05)
+        return False
+
+    wait_until(both_wait, "the replicas to wait for the upgrade lock", timeout=60)
 
 
 def _finish(replicas: list[subprocess.Popen[str]]) -> list[str]:

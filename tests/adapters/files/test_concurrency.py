@@ -11,11 +11,15 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
+
+import pytest
 
 from nightwatch.adapters.files.store import FileMemoryStore
 from nightwatch.domain.memory.format import parse
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow  # a writer in a process of its own, killed mid-write
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -46,10 +50,7 @@ def test_a_writer_killed_mid_write_leaves_the_file_intact(home: Path, tmp_path: 
         [sys.executable, "-c", KILLED, str(home), str(marker)], env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=REPO
     )
     try:
-        deadline = time.monotonic() + 30
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert marker.exists(), "the writer never reached the write"
+        wait_until(marker.exists, "the writer to reach the write", timeout=30, interval=0.01)
         child.send_signal(signal.SIGKILL)
     finally:
         child.kill()

@@ -140,6 +140,7 @@ def test_a_fresh_index_is_used_as_it_is(home: Path, memory: str) -> None:
     assert index_path(home).stat().st_mtime_ns == stamp  # read, not made again
 
 
+@pytest.mark.slow
 def test_random_damage_to_the_index_never_breaks_a_read(home: Path, memory: str) -> None:
     new_process(home).read(DEV, "p", "anything")
     fresh = index_path(home).read_bytes()
@@ -248,6 +249,7 @@ def test_a_read_index_holds_what_the_text_gives(home: Path, memory: str) -> None
     assert index.ids.astype("U8").tolist() == [lesson.id for lesson in new_process(home).lessons(DEV, "p")]
 
 
+@pytest.mark.slow
 def test_services_reading_in_threads_while_another_writes_never_fail_and_end_right(home: Path, memory: str) -> None:
     """Meaning off: a reader that saw a lesson before its writer stored its vector waits for a backfill by design."""
     errors: list[BaseException] = []

@@ -6,6 +6,7 @@ the database, its own engine, as another replica would. The parent closes its co
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import random
@@ -14,11 +15,17 @@ import time
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import pytest
+
 from nightwatch.domain.memory import MemoryPolicy
 from nightwatch.domain.memory.format import lesson_id, new_document, parse
+from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.models import Lesson
 from tests.adapters.memory_contract.conftest import Stores
 from tests.adapters.memory_contract.memories import DEV, service
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow  # fifty threads, fifty processes, writers killed at random
 
 THREADS = 50
 PROCESSES = {"files": 50, "sqlite": 50, "postgres": 30}  # PostgreSQL: leave room under max_connections (100)
@@ -62,8 +69,7 @@ def append_as_separate_process(stores: Stores, n: int, go: str) -> None:
         return doc.append([new], date(2026, 11, 21), "manual", None).render()
 
     store = stores.make()
-    while not os.path.exists(go):
-        time.sleep(0.01)
+    wait_until(lambda: os.path.exists(go), "the start signal", timeout=60, interval=0.01)
     try:
         store.update("dev", "p", change)
     finally:
@@ -98,6 +104,11 @@ def version(number: int) -> str:
     return f"# v{number}\n" + "".join(f"- v{number} line {line}\n" for line in range(2_000))
 
 
+def holds_version(store: MemoryStore, at_least: int) -> bool:
+    """Whether the store holds version `at_least` or a later one (its first line is `# vN`)."""
+    return int(store.read("dev", "p").split("\n", 1)[0].removeprefix("# v")) >= at_least
+
+
 def write_versions_until_killed(stores: Stores, first: int) -> None:
     store = stores.make()
     for number in range(first, first + 10_000):
@@ -113,10 +124,8 @@ def test_a_writer_killed_at_any_moment_leaves_one_whole_version(stores: Stores) 
         child.start()
         store = stores.make()
         try:
-            deadline = time.monotonic() + 60
-            while int(store.read("dev", "p").split("\n", 1)[0].removeprefix("# v")) < number + 2:
-                assert time.monotonic() < deadline, "the writer never wrote"
-                time.sleep(0.002)
+            written = functools.partial(holds_version, store, number + 2)
+            wait_until(written, "the writer to write", timeout=60, interval=0.002)
             time.sleep(random.uniform(0, 0.15))
             child.kill()
             child.join()

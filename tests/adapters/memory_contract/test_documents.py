@@ -100,6 +100,7 @@ def test_replace_keeping_previous_on_a_missing_document(store: MemoryStore) -> N
     assert store.read("carlos", "p") == ""
 
 
+@pytest.mark.slow
 def test_unicode_and_long_text_round_trip(store: MemoryStore) -> None:
     text = "# Maya · memory for p\n\n## 2026-11-21 · manual\n- Ümlaut, emoji 🦉, tab\there.\n" + "- x\n" * 20_000
     store.update("maya", "p", lambda _: text)

@@ -68,6 +68,7 @@ def test_vectors_of_another_dimension_are_replaced_not_mixed(store: MemoryStore,
     assert (vector_key("x") in stored) == (dimensions == 16)
 
 
+@pytest.mark.slow
 def test_ten_thousand_vectors_round_trip(store: MemoryStore) -> None:
     texts = [f"lesson {n}" for n in range(10_000)]
     matrix = np.random.default_rng(3).normal(size=(len(texts), 384)).astype(np.float32)

@@ -71,7 +71,7 @@ def test_a_redirect_loop_ends_with_a_clear_error(server: PageServer, fetcher: Pa
         (Page(b"oops", status=500), FetchError, "answered 500"),
         (Page(b"\x89PNG", content_type="image/png"), InvalidInputError, "is image/png, not text"),
         (Page(b"x" * (MAX_DOWNLOAD + 10)), InvalidInputError, "larger than 2 MiB"),
-        (Page(b"slow", delay=3.0), FetchError, "timed out"),
+        pytest.param(Page(b"slow", delay=3.0), FetchError, "timed out", marks=pytest.mark.slow),
     ],
 )
 def test_a_page_that_cannot_be_pinned_is_a_clear_error(

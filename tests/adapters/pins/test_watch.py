@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,9 @@ from nightwatch.domain.personas import PersonaDraft, PersonaService
 from nightwatch.domain.pins import PinService
 from nightwatch.domain.pins.models import Pin, PinKind, PinStatus
 from tests.fakes import FakeClock, FakePinPages, InMemoryMemoryStore, InMemoryPersonaRepository, InMemoryPinRepository
+from tests.waiting import wait_until
 
-WAIT = 10.0
+pytestmark = pytest.mark.slow  # real file notifications and polling, waited for in real time
 
 
 class World:
@@ -32,27 +32,15 @@ class World:
         return next(pin for pin in self.pins.list() if pin.source == str(source))
 
 
-def eventually(check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not happen within {WAIT} s")
-        time.sleep(0.05)
-
-
 def edit_until_stored(world: World, path: Path, prefix: str) -> None:
     """Write `path` until the stored pin shows the edit: the watch (re)starts on its own thread, so a write made
     before it watches is missed, and polling compares times a file system may keep to the second."""
-    count = 0
-
-    def edited() -> bool:
-        nonlocal count
-        count += 1
-        path.write_text(f"{prefix} ({count})\n")
-        time.sleep(0.3)
-        return world.stored(path).content.startswith(prefix)
-
-    eventually(edited, f"an edit of {path.name} reaching the stored pin")
+    wait_until(
+        lambda: world.stored(path).content.startswith(prefix),
+        f"an edit of {path.name} to reach the stored pin",
+        nudge=lambda count: path.write_text(f"{prefix} ({count})\n"),
+        nudge_every=0.3,
+    )
 
 
 @pytest.fixture(params=[False, True], ids=["notify", "polling"])
@@ -63,7 +51,7 @@ def watched(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Wo
     world.service.add("maya", "nw", PinKind.FILE, str(doc), added_by="cli")
     watch = PinWatch(pins=world.service, sync_seconds=0.3, debounce_ms=50, force_polling=request.param)
     watch.start()
-    eventually(lambda: watch.watched == {str(doc)}, "the first sync")
+    wait_until(lambda: watch.watched == {str(doc)}, "the first sync")
     edit_until_stored(world, doc, "v1: TLS ends at the gateway")  # the watch is live from here on
     yield world, watch, doc
     watch.stop()
@@ -78,7 +66,7 @@ def test_an_edit_updates_the_stored_snapshot_without_a_turn(watched: tuple[World
 def test_a_deletion_flags_the_pin_missing(watched: tuple[World, PinWatch, Path]) -> None:
     world, _, doc = watched
     doc.unlink()
-    eventually(lambda: world.stored(doc).status is PinStatus.MISSING, "the pin being flagged")
+    wait_until(lambda: world.stored(doc).status is PinStatus.MISSING, "the pin being flagged")
     assert world.stored(doc).content.startswith("v1"), "its last content is kept"
 
 
@@ -90,7 +78,7 @@ def test_a_file_pinned_later_is_watched_after_the_next_sync(
     later.parent.mkdir()
     later.write_text("r1\n")
     world.service.add("maya", "nw", PinKind.FILE, str(later), added_by="cli")
-    eventually(lambda: str(later) in watch.watched, "the new pin being watched")
+    wait_until(lambda: str(later) in watch.watched, "the new pin being watched")
     edit_until_stored(world, later, "r2: restart one by one")
 
 
@@ -103,7 +91,7 @@ def test_a_file_edited_while_nothing_watched_is_read_at_start(tmp_path: Path) ->
     watch = PinWatch(pins=world.service, sync_seconds=60, force_polling=True)
     watch.start()
     try:
-        eventually(lambda: world.stored(doc).content.startswith("edited"), "the start-up check")
+        wait_until(lambda: world.stored(doc).content.startswith("edited"), "the start-up check")
     finally:
         watch.stop()
 

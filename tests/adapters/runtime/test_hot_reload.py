@@ -6,15 +6,13 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.adapters.runtime.hot_reload import HotReload
-from nightwatch.adapters.slack.app import reload_on_hangup
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.llm import Purpose
@@ -22,6 +20,7 @@ from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.live_settings import LiveSettings
+from nightwatch.serve import reload_on_hangup
 from nightwatch.wiring import deliberation_policy
 from tests.domain.deliberation.cast import FakeMemory, ask
 from tests.fakes import (
@@ -33,6 +32,7 @@ from tests.fakes import (
     RecordingPoster,
     ScriptedLLM,
 )
+from tests.waiting import wait_until
 
 WAIT = 15.0  # seconds: notifications are slow on a loaded machine
 
@@ -238,21 +238,6 @@ def test_the_database_failing_leaves_the_personas_and_logs_one_line(
 # --- the watch and SIGHUP, for real --------------------------------------------------------------------------------
 
 
-def eventually(check: Callable[[], bool], change: Callable[[int], object], what: str) -> None:
-    """Make `change` every second (the watch may start after the first write) until `check` holds."""
-    deadline = time.monotonic() + WAIT
-    count = 0
-    while True:
-        count += 1
-        change(count)
-        step = time.monotonic() + 1.0
-        while time.monotonic() < step:
-            if check():
-                return
-            time.sleep(0.05)
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-
-
 @pytest.fixture
 def watched(tmp_path: Path, defaults: Path, ours: Path) -> Iterator[Running]:
     running = Running(tmp_path, defaults, ours)
@@ -261,6 +246,7 @@ def watched(tmp_path: Path, defaults: Path, ours: Path) -> Iterator[Running]:
     running.reload.stop()
 
 
+@pytest.mark.slow
 def test_a_persona_file_change_reaches_the_next_deliberation_through_the_watch(
     watched: Running, defaults: Path
 ) -> None:
@@ -278,10 +264,11 @@ def test_a_persona_file_change_reaches_the_next_deliberation_through_the_watch(
     engine.run(ask("Maya: rotate the keys?"), RecordingPoster())
     assert "I watch the gates" not in llm.calls(Purpose.TURN)[0].system.text
 
-    eventually(
+    wait_until(  # the change is made again every second: the watch may start after the first write
         lambda: (watched.role("Maya") or "").startswith("Gatekeeper"),
-        lambda n: write(defaults, "maya.yml", persona_yaml("Maya", f"Gatekeeper {n}", "I watch the gates.")),
         "the watch to apply maya.yml",
+        nudge=lambda n: write(defaults, "maya.yml", persona_yaml("Maya", f"Gatekeeper {n}", "I watch the gates.")),
+        timeout=WAIT,
     )
     engine.run(ask("Maya: and now?", thread="C1:2"), RecordingPoster())
     maya = [r for r in llm.calls(Purpose.TURN) if r.persona and r.persona.name == "Maya"][-1]
@@ -290,11 +277,13 @@ def test_a_persona_file_change_reaches_the_next_deliberation_through_the_watch(
     assert maya.persona.role.startswith("Gatekeeper")
 
 
+@pytest.mark.slow
 def test_the_settings_file_is_watched(watched: Running) -> None:
-    eventually(
+    wait_until(
         lambda: watched.live.current().deliberation.max_rounds == 3,
-        lambda n: watched.settings_file.write_text(f"# edit {n}\nNIGHTWATCH_MAX_ROUNDS=3\n", encoding="utf-8"),
         "the watch to reload the settings",
+        nudge=lambda n: watched.settings_file.write_text(f"# edit {n}\nNIGHTWATCH_MAX_ROUNDS=3\n", encoding="utf-8"),
+        timeout=WAIT,
     )
 
 
@@ -304,9 +293,6 @@ def test_sighup_reloads_the_settings_in_this_process(running: Running) -> None:
         reload_on_hangup(running.reload)
         running.settings_file.write_text("NIGHTWATCH_MAX_ROUNDS=4\n", encoding="utf-8")
         os.kill(os.getpid(), signal.SIGHUP)
-        deadline = time.monotonic() + WAIT
-        while running.live.current().deliberation.max_rounds != 4:
-            assert time.monotonic() < deadline, "SIGHUP did not reload the settings"
-            time.sleep(0.02)
+        wait_until(lambda: running.live.current().deliberation.max_rounds == 4, "SIGHUP to reload", timeout=WAIT)
     finally:
         signal.signal(signal.SIGHUP, previous)

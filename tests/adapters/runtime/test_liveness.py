@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from nightwatch.adapters.runtime.liveness import ProcessLiveness
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process start times from /proc")
 
@@ -47,10 +47,11 @@ def test_a_killed_process_not_reaped_yet_is_gone_too(child: subprocess.Popen[byt
     owner = liveness.owner(child.pid)
     child.kill()
     stat = Path(f"/proc/{child.pid}/stat")
-    deadline = time.monotonic() + 10
-    while stat.read_text().rpartition(")")[2].split()[0] != "Z":  # a zombie: dead, its pid still taken
-        assert time.monotonic() < deadline, "the killed child never became a zombie"
-        time.sleep(0.01)
+
+    def zombie() -> bool:  # dead, its pid still taken
+        return stat.read_text().rpartition(")")[2].split()[0] == "Z"
+
+    wait_until(zombie, "the killed child to become a zombie", interval=0.01)
     assert liveness.gone(owner)
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from nightwatch.adapters.runtime.watch import FileWatch
+from tests.waiting import wait_until
 
-WAIT = 10.0  # seconds: generous, a loaded machine delays notifications
+pytestmark = pytest.mark.slow  # real file notifications and polling, waited for in real time
 
 
 class Recorder:
@@ -25,13 +26,19 @@ class Recorder:
     def __call__(self, changed: frozenset[Path]) -> None:
         self.batches.put(changed)
 
-    def next_with(self, path: Path, timeout: float = WAIT) -> frozenset[Path]:
-        """The first batch that names `path` (earlier batches, e.g. from set-up writes, are skipped)."""
-        deadline = time.monotonic() + timeout
+    def take(self, path: Path) -> frozenset[Path] | None:
+        """The first batch reported so far that names `path`; the batches before it (set-up writes) are dropped."""
         while True:
-            batch = self.batches.get(timeout=max(0.0, deadline - time.monotonic()))
+            try:
+                batch = self.batches.get_nowait()
+            except queue.Empty:
+                return None
             if path.absolute() in batch:
                 return batch
+
+    def next_with(self, path: Path) -> frozenset[Path]:
+        """The first batch that names `path`, once the watch reports it."""
+        return wait_until(lambda: self.take(path), f"the watch to report {path.name}")
 
     def poke(self, path: Path) -> frozenset[Path]:
         """Write `path` until the watch reports it, and return the batch that named it.
@@ -43,16 +50,7 @@ class Recorder:
 
     def until_reported(self, path: Path, change: Callable[[int], object]) -> frozenset[Path]:
         """Make `change` (given a count) every second until the watch reports `path`."""
-        deadline = time.monotonic() + WAIT
-        count = 0
-        while True:
-            count += 1
-            change(count)
-            try:
-                return self.next_with(path, timeout=1.0)
-            except queue.Empty:
-                if time.monotonic() > deadline:
-                    raise
+        return wait_until(lambda: self.take(path), f"the watch to report {path.name}", nudge=change)
 
 
 @pytest.fixture(params=[False, True], ids=["notify", "polling"])

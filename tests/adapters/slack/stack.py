@@ -18,18 +18,15 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters.db.slack_state import SlackState
 from nightwatch.adapters.offline.llm import OfflineLLM
-from nightwatch.adapters.slack.app import SlackApp
+from nightwatch.adapters.slack.app import Authorization, SlackApp
 from nightwatch.config import Settings
-from nightwatch.domain.deliberation.engine import DeliberationEngine
 from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.llm import LLM, LLMRequest, LLMResponse
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.personas.service import PersonaService
 from nightwatch.domain.pins import PinService
-from nightwatch.domain.ports import Clock
 from nightwatch.domain.sharing import SharingService
-from nightwatch.domain.teaching import TeachingService
-from nightwatch.startup import start
+from nightwatch.startup import StartUp
 from nightwatch.wiring import build_injector
 from tests import payloads
 from tests.fake_slack import FakeSlack
@@ -144,33 +141,33 @@ def build_stack(
     workers: int = 4,
     with_authorize: bool = True,
     env: dict[str, str] | None = None,
-    **slack_app_args: Any,
 ) -> Stack:
     """Wire the real stack; `with_authorize` uses a fixed AuthorizeResult (listener tests) instead of auth.test.
 
     `env` adds settings (e.g. NIGHTWATCH_PIN_ROOTS).
     """
     settings = stack_settings(home, fake.api_url, workers=workers, **(env or {}))
-    container = build_injector(settings, *overrides)
-    start(container)
-    state = SlackState(container.get(Engine))
-    client = WebClient(token=BOT_TOKEN, base_url=fake.api_url)
-    slack = SlackApp(
-        settings=settings.slack,
-        personas=container.get(PersonaService),
-        memory=container.get(MemoryService),
-        engine=container.get(DeliberationEngine),
-        log=container.get(DeliberationLog),
-        state=state,
-        clock=container.get(Clock),
-        teaching=container.get(TeachingService),
-        client=client,
-        pins=container.get(PinService),
-        sharing=container.get(SharingService),
-        authorize=authorize if with_authorize else None,
-        **slack_app_args,
-    )
-    return Stack(settings, container, slack, state)
+    container = build_injector(settings, OnFakeSlack(fake, with_authorize=with_authorize), *overrides)
+    container.get(StartUp).run()
+    return Stack(settings, container, container.get(SlackApp), container.get(SlackState))
+
+
+class OnFakeSlack(Module):
+    """The app's own Web API client on FakeSlack (the app installs the retry handlers), and a fixed bot identity."""
+
+    def __init__(self, fake: FakeSlack, *, with_authorize: bool) -> None:
+        self._fake = fake
+        self._with_authorize = with_authorize
+
+    @singleton
+    @provider
+    def client(self) -> WebClient:
+        return WebClient(token=BOT_TOKEN, base_url=self._fake.api_url)
+
+    @singleton
+    @provider
+    def authorization(self) -> Authorization:
+        return Authorization(authorize if self._with_authorize else None)
 
 
 @contextmanager

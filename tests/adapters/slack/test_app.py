@@ -1,4 +1,4 @@
-"""Start-up checks of the Slack app: tokens, the Web API client, retries, and the stop signals."""
+"""Start-up checks of the Slack app and of serving it: tokens, the Web API client, retries, and the stop signals."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from slack_sdk import WebClient
 from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 from sqlalchemy import Engine
 
-from nightwatch.adapters.slack.app import _stop_on_signals, run_socket_mode, web_client
+from nightwatch.adapters.slack.app import web_client
 from nightwatch.config import SlackSettings
 from nightwatch.domain.errors import ConfigError
+from nightwatch.serve import run_socket_mode, stop_on_signals
 from tests.adapters.slack.stack import Stack, build_stack
 from tests.fake_slack import FakeSlack
 
@@ -51,7 +52,7 @@ def test_a_given_client_gets_the_retry_handlers_installed(home: Path, fake: Fake
 def test_sigterm_and_sigint_ask_the_app_to_stop(number: signal.Signals) -> None:
     previous = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGINT)}
     try:
-        stop = _stop_on_signals()
+        stop = stop_on_signals()
         assert not stop.is_set()
         os.kill(os.getpid(), number)
         assert stop.wait(2)

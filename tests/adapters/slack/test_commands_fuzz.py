@@ -29,6 +29,8 @@ from tests.fake_slack import FakeSlack
 from tests.fake_slack_rules import check_content
 from tests.fuzzing import TracebackCatcher, catching_tracebacks
 
+pytestmark = pytest.mark.slow  # hundreds of generated commands through the Slack stack
+
 SUBCOMMANDS = ["help", "ask", "personas", "persona", "memory", "remember", "forget", "context", "project", "history"]
 SUBCOMMANDS += ["share", "unshare", "shares"]
 PIN_SUBCOMMANDS = ["pin", "pins", "unpin", "PIN"]  # fuzzed on their own below, so the mix above stays as it was

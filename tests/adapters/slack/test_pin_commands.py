@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from nightwatch.domain.pins.ports import PinRepository
 from tests.adapters.slack.stack import ADMIN, Stack, running_stack
 from tests.fake_slack import FakeSlack
 from tests.page_server import PageServer
+from tests.waiting import wait_until
 
 
 def text_of(answer: dict[str, object]) -> str:
@@ -154,16 +154,13 @@ def test_the_app_watches_pinned_files_and_updates_their_snapshots(stack: Stack, 
     stack.slack.start_background()
     doc = root / "docs" / "ARCHITECTURE.md"
     stack.command(fake, "pin file all docs/ARCHITECTURE.md", user=ADMIN)
-    deadline = time.monotonic() + 15
-    count = 0
-    while not stored.list()[0].content.startswith("v2"):  # the stored row: no turn or list reads the file here
-        assert time.monotonic() < deadline, "the watch never updated the snapshot"
-        count += 1
-        doc.write_text(f"v2 ({count}): TLS ends at the mesh.\n")  # again until seen: the watch starts on a thread
-        time.sleep(0.5)
+    wait_until(
+        lambda: stored.list()[0].content.startswith("v2"),  # the stored row: no turn or list reads the file here
+        "the watch to update the snapshot",
+        nudge=lambda count: doc.write_text(f"v2 ({count}): TLS ends at the mesh.\n"),  # the watch starts on a thread
+        nudge_every=0.5,
+        timeout=15,
+    )
     doc.unlink()
-    deadline = time.monotonic() + 15
-    while stored.list()[0].status is not PinStatus.MISSING:
-        assert time.monotonic() < deadline, "the watch never flagged the deleted file"
-        time.sleep(0.1)
+    wait_until(lambda: stored.list()[0].status is PinStatus.MISSING, "the watch to flag the deleted file", timeout=15)
     assert stored.list()[0].content.startswith("v2"), "its last content is kept"

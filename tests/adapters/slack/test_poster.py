@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from slack_sdk import WebClient
 
 from nightwatch.adapters.slack.app import retry_handlers
@@ -128,6 +129,7 @@ def test_without_a_thread_the_first_post_starts_one(fake: FakeSlack) -> None:
     assert note["thread_ts"] == root["ts"] == poster.thread_ts
 
 
+@pytest.mark.slow
 def test_a_rate_limited_post_is_retried(fake: FakeSlack) -> None:
     poster, ts = poster_in_thread(fake, retries=True)
     fake.plan_429("chat.postMessage", retry_after=1)

@@ -93,6 +93,7 @@ def test_the_write_path_can_give_each_memory_the_offline_models_category(dataset
     assert (result["duplicates_merged"], result["stale_left_out"]) == (1.0, 1.0)
 
 
+@pytest.mark.slow
 def test_the_read_path_benchmark_runs_on_a_small_file() -> None:
     from bench import read_latency
 

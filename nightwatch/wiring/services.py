@@ -1,38 +1,19 @@
-"""The composition root: binds every port to an adapter. No I/O happens here.
+"""The domain's services: memory, personas, pins, sharing, deliberation, proactive messages and teaching.
 
-`build_injector(settings, *overrides)` builds the container; a test passes a module of fakes that wins over the
-real bindings. Start-up I/O (schema upgrade, seeding) lives in nightwatch/startup.py.
+Each is built from the ports AdapterModule binds; the policies read the settings (the live ones where a reload may
+change them).
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from injector import Injector, Module, provider, singleton
+from injector import Module, provider, singleton
 from sqlalchemy import Engine
 
-from nightwatch.adapters.db import (
-    DatabaseMemoryStore,
-    SlackState,
-    SqlDeliberationLog,
-    SqlPendingLessons,
-    SqlPersonaRepository,
-    SqlPersonaTransactions,
-    SqlPinRepository,
-    SqlShareRepository,
-    make_engine,
-)
+from nightwatch.adapters.db import SqlPersonaTransactions
 from nightwatch.adapters.encoder import embeddings
-from nightwatch.adapters.files.store import FileMemoryStore
-from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.persona_files import PersonaFolders
-from nightwatch.adapters.pins.files import SafePinFiles
-from nightwatch.adapters.pins.pages import PageFetcher
-from nightwatch.adapters.runtime.clock import SystemClock
-from nightwatch.adapters.runtime.hot_reload import HotReload
-from nightwatch.adapters.runtime.liveness import ProcessLiveness
-from nightwatch.adapters.secrets.redaction import RedactingLLM
-from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.context import ContextReader
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
@@ -52,101 +33,11 @@ from nightwatch.domain.sharing.ports import ShareRepository
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.domain.teaching import TeachingService
 from nightwatch.live_settings import LiveSettings
+from nightwatch.startup import StartUp
 
 
-class NightWatchModule(Module):
-    """Real bindings for every port and service."""
-
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
-
-    @singleton
-    @provider
-    def provide_settings(self) -> Settings:
-        return self._settings
-
-    @singleton
-    @provider
-    def provide_live_settings(self, settings: Settings) -> LiveSettings:
-        return LiveSettings(settings)
-
-    @singleton
-    @provider
-    def provide_persona_folders(self, settings: Settings) -> PersonaFolders:
-        return PersonaFolders(extra=settings.personas_dir)  # the packaged defaults' folder is found when first read
-
-    @singleton
-    @provider
-    def provide_hot_reload(self, live: LiveSettings, personas: PersonaService, folders: PersonaFolders) -> HotReload:
-        return HotReload(live=live, personas=personas, folders=folders)
-
-    @singleton
-    @provider
-    def provide_engine(self, settings: Settings) -> Engine:
-        return make_engine(settings.database_url)  # lazy: connects on first use
-
-    @singleton
-    @provider
-    def provide_clock(self) -> Clock:
-        return SystemClock()
-
-    @singleton
-    @provider
-    def provide_liveness(self) -> Liveness:
-        return ProcessLiveness()  # reads the host name and /proc: quick, and only when first asked for
-
-    @singleton
-    @provider
-    def provide_llm(self, settings: Settings) -> LLM:
-        # Model output is redacted where it leaves the adapter: a lesson's id is a hash of its clean text.
-        if settings.llm == "offline":
-            return RedactingLLM(OfflineLLM())
-        from nightwatch.adapters.anthropic_llm import AnthropicLLM
-
-        assert settings.anthropic_api_key is not None  # Settings.from_env guarantees it
-        model = AnthropicLLM(
-            api_key=settings.anthropic_api_key,
-            default_model=settings.model,
-            timeout=settings.llm_timeout_seconds,
-        )
-        return RedactingLLM(model)
-
-    @singleton
-    @provider
-    def provide_personas_repo(self, engine: Engine) -> PersonaRepository:
-        return SqlPersonaRepository(engine)
-
-    @singleton
-    @provider
-    def provide_memory_store(self, settings: Settings, engine: Engine) -> MemoryStore:
-        if settings.memory_store == "database":
-            return DatabaseMemoryStore(engine)
-        return FileMemoryStore(settings.home)
-
-    @singleton
-    @provider
-    def provide_pending(self, engine: Engine) -> PendingLessons:
-        return SqlPendingLessons(engine)
-
-    @singleton
-    @provider
-    def provide_shares(self, engine: Engine) -> ShareRepository:
-        return SqlShareRepository(engine)
-
-    @singleton
-    @provider
-    def provide_pin_repo(self, engine: Engine) -> PinRepository:
-        return SqlPinRepository(engine)
-
-    @singleton
-    @provider
-    def provide_pin_files(self, settings: Settings) -> PinFiles:
-        return SafePinFiles(settings.pins.roots)
-
-    @singleton
-    @provider
-    def provide_pin_pages(self, settings: Settings) -> PinPages:
-        return PageFetcher(allowed_hosts=settings.pins.url_hosts)
+class ServiceModule(Module):
+    """The domain's services, each built from the ports it uses."""
 
     @singleton
     @provider
@@ -161,11 +52,6 @@ class NightWatchModule(Module):
     ) -> PinService:
         budget = settings.pins.token_budget
         return PinService(pins=repo, personas=personas, files=files, pages=pages, clock=clock, token_budget=budget)
-
-    @singleton
-    @provider
-    def provide_log(self, engine: Engine) -> DeliberationLog:
-        return SqlDeliberationLog(engine)
 
     @singleton
     @provider
@@ -280,11 +166,6 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
-    def provide_slack_state(self, engine: Engine) -> SlackState:
-        return SlackState(engine)
-
-    @singleton
-    @provider
     def provide_proactive(
         self,
         live: LiveSettings,
@@ -314,35 +195,16 @@ class NightWatchModule(Module):
 
     @singleton
     @provider
-    def provide_slack_app(
+    def provide_start_up(
         self,
         settings: Settings,
-        live: LiveSettings,
+        engine: Engine,
+        folders: PersonaFolders,
         personas: PersonaService,
-        memory: MemoryService,
-        engine: DeliberationEngine,
-        log: DeliberationLog,
-        state: SlackState,
-        clock: Clock,
-        proactive: ProactiveService,
-        pins: PinService,
-        teaching: TeachingService,
-        sharing: SharingService,
-    ) -> SlackApp:
-        return SlackApp(
-            settings=settings.slack,
-            personas=personas,
-            memory=memory,
-            engine=engine,
-            log=log,
-            state=state,
-            clock=clock,
-            proactive=proactive,
-            pins=pins,
-            teaching=teaching,
-            sharing=sharing,
-            admin_ids=lambda: live.current().slack.admins,  # read at each click: a reload reaches the next one
-            lesson_notes=lambda: live.current().slack.lesson_notes,  # read at each lessons message
+        deliberations: DeliberationEngine,
+    ) -> StartUp:
+        return StartUp(
+            settings=settings, engine=engine, folders=folders, personas=personas, deliberations=deliberations
         )
 
 
@@ -372,8 +234,3 @@ def proactive_policy(settings: Settings) -> ProactivePolicy:
         quiet_minutes=settings.slack.proactive_quiet_minutes,
         memory_tokens=settings.memory.token_budget,
     )
-
-
-def build_injector(settings: Settings, *overrides: Module) -> Injector:
-    """Build the container from the real module; `overrides` (e.g. a module of fakes) win over it."""
-    return Injector([NightWatchModule(settings), *overrides])

@@ -1,0 +1,88 @@
+"""Serving Slack: connect over Socket Mode, run until SIGTERM/SIGINT, then stop cleanly; SIGHUP reloads.
+
+`run_socket_mode` connects, starts the app's background work, waits for a stop signal, then stops taking work, lets
+running deliberations finish within a grace period (or checkpoint), and returns. With a `HotReload` it also watches
+the settings file and the persona files, and reloads them on SIGHUP (adapters/runtime/hot_reload.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from types import FrameType
+
+from nightwatch.adapters.runtime.hot_reload import HotReload
+from nightwatch.adapters.secrets.redaction import install_redaction
+from nightwatch.adapters.slack import GRACE_SECONDS, SET_UP, EagerAckSocketModeHandler, SlackApp
+from nightwatch.domain.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+SOCKET_THREADS = 16
+MISSING_APP_TOKEN = (
+    "SLACK_APP_TOKEN is not set; Socket Mode needs an app-level token (xapp-...) with the connections:write "
+    f"scope. {SET_UP}"
+)
+
+
+def run_socket_mode(
+    slack_app: SlackApp,
+    app_token: str | None,
+    *,
+    stop: threading.Event | None = None,
+    grace_seconds: float = GRACE_SECONDS,
+    reload: HotReload | None = None,
+) -> bool:
+    """Serve Slack over Socket Mode until SIGTERM/SIGINT (or `stop` is set), then shut down cleanly.
+
+    With `reload`, settings and persona files are reloaded on SIGHUP and when they change on disk until shutdown.
+    Returns True when every running deliberation ended within the grace period.
+    """
+    if not app_token:
+        raise ConfigError(MISSING_APP_TOKEN)
+    install_redaction()
+    stop = stop if stop is not None else stop_on_signals()
+    if reload is not None:
+        reload_on_hangup(reload)
+    handler = EagerAckSocketModeHandler(slack_app.app, app_token, concurrency=SOCKET_THREADS)
+    try:
+        handler.connect()  # type: ignore[no-untyped-call]
+        slack_app.start_background()
+        if reload is not None:
+            reload.start()
+        log.info("Night Watch is connected to Slack (Socket Mode)")
+        stop.wait()
+    finally:
+        log.info("Stopping: no new work; running deliberations get up to %.0f s to finish", grace_seconds)
+        if reload is not None:
+            reload.stop()
+        handler.close()  # type: ignore[no-untyped-call]  # unacked envelopes go to another connection or replica
+        finished = slack_app.shutdown(grace_seconds)
+        log.info("Stopped%s", "" if finished else "; unfinished deliberations were checkpointed as interrupted")
+    return finished
+
+
+def stop_on_signals() -> threading.Event:
+    """An event set by SIGTERM or SIGINT (signal handlers can only be installed from the main thread)."""
+    stop = threading.Event()
+
+    def on_signal(number: int, _frame: FrameType | None) -> None:
+        log.info("received %s", signal.Signals(number).name)
+        stop.set()
+
+    if threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, on_signal)
+    return stop
+
+
+def reload_on_hangup(reload: HotReload) -> None:
+    """SIGHUP reloads settings and persona files (from the main thread only, where handlers can be installed)."""
+
+    def on_hangup(_number: int, _frame: FrameType | None) -> None:
+        log.info("received SIGHUP")
+        reload.request()  # on a thread of its own: a signal handler must return at once
+
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, on_hangup)
