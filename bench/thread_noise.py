@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nightwatch.domain.personas.service import PersonaDraft
+from nightwatch.domain.personas import PersonaDraft
 from tests import payloads
 from tests.e2e.slack_live import LiveApp, live_app
 from tests.fake_anthropic import FakeAnthropic, default_responder

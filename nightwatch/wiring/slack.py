@@ -21,6 +21,7 @@ from nightwatch.adapters.slack import (
     Deliberations,
     HomeTab,
     LeaseKeeper,
+    LessonNotes,
     Listeners,
     PersonaAdmin,
     PinCommands,
@@ -34,7 +35,6 @@ from nightwatch.adapters.slack import (
     listener_threads,
     web_client,
 )
-from nightwatch.adapters.slack.lesson_notes import LessonNotes
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.deliberation.ports import DeliberationLog
