@@ -167,7 +167,10 @@ class Listeners:
             if target.source == "note" and struck is not None and channel.get("id"):
                 # a line of a lessons message: struck through in place, the other lines kept
                 client.chat_update(
-                    channel=channel["id"], ts=message["ts"], text=str(message.get("text") or ""), blocks=struck
+                    channel=channel["id"],
+                    ts=message["ts"],
+                    text=str(message.get("text") or f"{persona.name} forgot: {lesson.text}"),
+                    blocks=struck,
                 )
                 if self._notes is not None:
                     self._notes.forgotten(channel["id"], str(message["ts"]), target, _user(body))
