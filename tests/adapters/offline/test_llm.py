@@ -530,7 +530,8 @@ def test_an_offline_deliberation_reads_as_a_short_coherent_discussion(topic: str
         assert len(text.split()) <= 100
         assert "Nothing in" not in text
         assert "In a word" not in text
-    assert len(poster.round_requests) == 1 and not poster.notices  # CHANGES after round one, then a decision
+    assert len(poster.round_requests) == 1
+    assert not poster.notices
     assert result.verdict.decision is Decision.APPROVE
     assert result.verdict.action_items
 

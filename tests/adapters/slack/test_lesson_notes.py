@@ -44,7 +44,8 @@ def test_a_deliberation_posts_its_turns_its_verdict_and_one_lessons_message(stac
     assert len(posts) <= len(turns) + 2  # the turns, the verdict, one lessons message: nothing else
     note = lessons_message(fake, ts)
     lines = note["text"].splitlines()
-    assert len(lines) >= 2 and all(" remembered: " in line for line in lines)
+    assert len(lines) >= 2
+    assert all(" remembered: " in line for line in lines)
     sections = [b for b in note["blocks"] if b["type"] == "section"]
     assert len(sections) == len(lines)
     assert all(b["accessory"]["action_id"] == LESSON_FORGET for b in sections)  # a Forget button per line
@@ -77,7 +78,8 @@ def test_forget_strikes_its_line_through_and_leaves_the_others(stack: Stack, fak
     fake.wait_for(lambda: "forgotten" in str(lessons_message(fake, ts)["blocks"]))
     updated = lessons_message(fake, ts)
     sections = [b for b in updated["blocks"] if b["type"] == "section"]
-    assert sections[0]["text"]["text"].startswith("~") and "forgotten" in sections[0]["text"]["text"]
+    assert sections[0]["text"]["text"].startswith("~")
+    assert "forgotten" in sections[0]["text"]["text"]
     assert "accessory" not in sections[0]
     assert all("accessory" in b for b in sections[1:])
 
@@ -100,4 +102,5 @@ def test_beyond_the_block_limit_the_message_says_how_many_more() -> None:
     lines = [LessonLine("Maya", "maya", "p", f"{n:08x}", f"Lesson {n}.") for n in range(MAX_LINES + 7)]
     blocks = lessons_blocks(lines)
     assert len(blocks) <= 50
-    assert "…and 7 more" in blocks[-1]["elements"][0]["text"] and "App Home" in blocks[-1]["elements"][0]["text"]
+    assert "…and 7 more" in blocks[-1]["elements"][0]["text"]
+    assert "App Home" in blocks[-1]["elements"][0]["text"]
