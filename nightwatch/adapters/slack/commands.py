@@ -17,19 +17,12 @@ from slack_sdk.errors import SlackApiError
 
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.blocks import Block, escape, mrkdwn
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.persona_modal import persona_modal
 from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
-from nightwatch.adapters.slack.views import (
-    Block,
-    escape,
-    help_blocks,
-    history_blocks,
-    memory_blocks,
-    mrkdwn,
-    personas_blocks,
-)
+from nightwatch.adapters.slack.views import help_blocks, history_blocks, memory_blocks, personas_blocks
 from nightwatch.adapters.terminal import render_budget
 from nightwatch.domain.deliberation import DeliberationEngine, find_persona, validate_topic
 from nightwatch.domain.deliberation.ports import DeliberationLog
@@ -206,10 +199,12 @@ class SlashCommands:
         persona, words = self._persona_and_rest(rest)
         category, text = _category_and_lesson(words)
         project = self._channels.project_for(call.channel)
-        lesson = self._memory.remember(persona, project, text, author=call.user or None, category=category)
+        found = self._memory.record(persona, project, text, author=call.user or None, category=category)
         self._home.publish(call.user)
+        lesson = found.lesson
         about = f" ({lesson.category})" if lesson.category else ""
-        return Reply(f"{persona.name} remembers `{lesson.id}`{about} for {project}: {escape(lesson.text)}")
+        what = f" · {found.said}"
+        return Reply(f"{persona.name} remembers `{lesson.id}`{about} for {project}: {escape(lesson.text)}{what}")
 
     def forget(self, call: Invocation, rest: str) -> Reply:
         self._admins.require(call.user, "forget lessons")

@@ -23,17 +23,8 @@ from dataclasses import dataclass, replace
 
 from slack_sdk import WebClient
 
-from nightwatch.adapters.slack.views import (
-    LESSON_FORGET,
-    Block,
-    ForgetTarget,
-    button,
-    clip,
-    confirm_dialog,
-    context,
-    escape,
-    mrkdwn,
-)
+from nightwatch.adapters.slack.blocks import Block, button, clip, confirm_dialog, context, escape, mrkdwn
+from nightwatch.adapters.slack.views import LESSON_FORGET, ForgetTarget
 
 log = logging.getLogger(__name__)
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from slack_sdk import WebClient
 
-from nightwatch.adapters.secrets.redaction import redact_backstop
+from nightwatch.adapters.secrets import redact_backstop
 from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.blocks import Block, escape
 from nightwatch.adapters.slack.lesson_notes import LessonLine, LessonNotes
 from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.teaching_views import (
@@ -29,8 +30,7 @@ from nightwatch.adapters.slack.teaching_views import (
     slack_author,
 )
 from nightwatch.adapters.slack.threads import ChannelDirectory, thread_link
-from nightwatch.adapters.slack.views import Block, escape, lesson_note_blocks
-from nightwatch.domain.deliberation.ports import lesson_change
+from nightwatch.adapters.slack.views import lesson_note_blocks
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError, PermissionDeniedError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
@@ -132,16 +132,12 @@ class ThreadTeaching:
             if taught.restated:
                 self._post(mention, f"{escape(persona.name)} already knew that ({clean}); seen {lesson.seen} times.")
                 continue
-            if self._notes is not None:
-                change = lesson_change(lesson)
-                learned.append(
-                    LessonLine(
-                        persona.name, persona.slug, project, lesson.id, clean, lesson.category, change, mention.user
-                    )
-                )
+            if self._notes is not None:  # a line of the thread's lessons message; `said`: created, merged, superseded
+                line = LessonLine(persona.name, persona.slug, project, lesson.id, clean, lesson.category, taught.said)
+                learned.append(replace(line, taught_by=mention.user))
                 continue
-            blocks = lesson_note_blocks(persona, project, lesson.id, clean, taught_by=mention.user)
-            self._post(mention, f"★ {escape(persona.name)} remembered: {clean}", blocks)
+            blocks = lesson_note_blocks(persona, project, lesson.id, clean, taught_by=mention.user, said=taught.said)
+            self._post(mention, f"★ {escape(persona.name)} remembered: {clean}", blocks)  # blocks say what happened
         if self._notes is not None:
             self._notes.tell(mention.channel, mention.thread_ts, learned, user=mention.user)
 

@@ -1,21 +1,19 @@
 """Memory: each persona's lessons per project, as a markdown document a person can read and edit.
 
 Each lesson has an abstract (the bullet, injected into prompts), an overview (shown to people) and a category that
-decides how curation treats it. The service reads memory for a turn, records what a reflection or an extraction
-learned (junk guard, dedup, supersession, the categories' rules), and keeps the document bounded by compaction;
-teaching records what a person says in plain words ("remember that …", "forget that …"); the memory tools let a
-persona recall and remember during its own turn. Shares open one persona's knowledge of a project to teammates,
-read-only, as a shared block in their prompts. Pinned context (pins.py) keeps the documents a person pinned for a
-persona and packs them into a block of their own. Other rooms use the names below, not the modules behind them.
+decides how curation treats it. `MemoryService` reads memory for a turn (the block, ranked and fitted to a token
+budget), records what a reflection or an extraction learned (junk guard, dedup, supersession, the categories' rules),
+and keeps the document bounded by compaction; `MemoryTools` let a persona recall and remember during its own turn;
+`MemoryTransfer` moves whole documents in and out for a person. Where memory is kept is the room's port
+(`memory.ports`), its values are `memory.models`; other rooms use those and the names below, not the modules
+behind them.
 """
 
-from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import line_cost
-from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS, Category, validate_category
 from nightwatch.domain.memory.curation import is_duplicate
-from nightwatch.domain.memory.format import CLI_AUTHOR
-from nightwatch.domain.memory.inputs import (
-    LESSON_MAX,
+from nightwatch.domain.memory.document import unread_summary
+from nightwatch.domain.memory.format import CLI_AUTHOR, Merged, merge_imported
+from nightwatch.domain.memory.lesson_text import (
     QUERY_MAX,
     SEARCH_MAX,
     validate_lesson,
@@ -23,28 +21,36 @@ from nightwatch.domain.memory.inputs import (
     validate_query,
     validate_search_limit,
 )
-from nightwatch.domain.memory.pending import Retried, orphans
-from nightwatch.domain.memory.reflection import Flavour, flavour_for
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
-from nightwatch.domain.memory.source import (
+from nightwatch.domain.memory.models import (
+    CATEGORIES,
+    DESCRIPTIONS,
+    LESSON_MAX,
     MEMORY,
+    Flavour,
+    MemoryBlockPrompt,
+    MemoryPolicy,
     MemoryReading,
     MemorySection,
     MemorySource,
+    Remembered,
+    flavour_for,
     memory_part,
     memory_section,
+    validate_category,
 )
+from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.memory.tools import (
     MAX_TOOL_CALLS,
     RECALL_TOOL,
     REMEMBER_TOOL,
     MemoryTools,
+    MemoryTransfer,
     ToolMemory,
     ToolOutcome,
     memory_tool_specs,
 )
-from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
-from nightwatch.domain.memory.unread import unread_summary
+from nightwatch.domain.memory.writing import Retried, orphans
+from nightwatch.domain.models import Category
 
 __all__ = [
     "CATEGORIES",
@@ -68,6 +74,7 @@ __all__ = [
     "MemoryTools",
     "MemoryTransfer",
     "Merged",
+    "Remembered",
     "Retried",
     "ToolMemory",
     "ToolOutcome",

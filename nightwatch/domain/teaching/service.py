@@ -20,7 +20,7 @@ from nightwatch.domain.errors import InvalidInputError, InvalidNameError, LLMErr
 from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
 from nightwatch.domain.memory import MemoryService, validate_lesson_id, validate_query
 from nightwatch.domain.models import Lesson, Persona
-from nightwatch.domain.personas import persona_slug
+from nightwatch.domain.names import persona_slug
 from nightwatch.domain.recall import terms
 from nightwatch.domain.teaching.intent import Teaching, TeachingPrompt, may_teach, read_teaching
 from nightwatch.domain.teaching.phrases import parse_teaching
@@ -42,6 +42,7 @@ class Taught:
     lesson: Lesson | None
     restated: bool = False
     problem: str = ""
+    said: str = "created"  # what recording did: "created", "merged into <id>" or "superseded <id>"
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ class TeachingService:
         refused: list[str] = []
         for persona in personas:
             try:
-                lesson = self._memory.remember(persona, project, text, kind=TAUGHT, link=link, author=author)
+                found = self._memory.record(persona, project, text, kind=TAUGHT, link=link, author=author)
             except InvalidInputError as err:
                 refused.append(str(err))
                 taught.append(Taught(persona, None, problem=f"{persona.name}: {err}"))
@@ -140,7 +141,8 @@ class TeachingService:
             except StorageError as err:  # it says whether the lesson is kept for a retry
                 taught.append(Taught(persona, None, problem=str(err)))
                 continue
-            taught.append(Taught(persona, lesson, restated=lesson.seen > 1))
+            lesson = found.lesson
+            taught.append(Taught(persona, lesson, restated=found.outcome == "merged", said=found.said))
         if refused and len(refused) == len(taught):
             raise InvalidInputError(refused[0])
         return taught
