@@ -218,6 +218,7 @@ def deliberation_policy(settings: Settings) -> DeliberationPolicy:
         max_contributors=limits.max_contributors,
         max_replies=limits.max_replies,
         reply_chars=limits.reply_chars,
+        turn_words=limits.turn_words,
         lead=limits.lead,
         context_tokens=limits.context_tokens,
         model_window=limits.model_window,
