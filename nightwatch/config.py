@@ -11,12 +11,16 @@ leaves out keeps the environment's value. The file is read here too, and refused
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from nightwatch.adapters.files.small_file import Problem, SmallFileError, read_small_text
 from nightwatch.domain.errors import ConfigError
@@ -32,6 +36,7 @@ LOCAL_MEMORY_NOTICE = (
 
 SETTINGS_FILE = "NIGHTWATCH_SETTINGS_FILE"
 SETTINGS_FILE_MAX_BYTES = 64 * 1024
+MINUTES_A_WEEK = 7 * 24 * 60
 _SETTING_LINE = re.compile(r"^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
 
 T = TypeVar("T")
@@ -80,6 +85,16 @@ class SlackSettings:
 
 
 @dataclass(frozen=True)
+class OperationsSettings:
+    """How an operator watches and sizes a replica: logs, the health and metrics endpoint, the database pool."""
+
+    log_format: Literal["text", "json"] = "text"
+    health_host: str = "0.0.0.0"  # noqa: S104 - all addresses: a probe comes from outside the container
+    health_port: int | None = None  # None: no health or metrics endpoint
+    db_pool_size: int = 15  # most database connections this replica holds at once
+
+
+@dataclass(frozen=True)
 class Settings:
     home: Path
     database_url: str
@@ -90,7 +105,7 @@ class Settings:
     memory: MemoryLimits = field(default_factory=MemoryLimits)
     deliberation: DeliberationLimits = field(default_factory=DeliberationLimits)
     slack: SlackSettings = field(default_factory=SlackSettings)
-    log_level: str = "INFO"
+    log_level: str | None = None  # None: the command's own default (INFO for `run`, WARNING for the rest)
     editor: str | None = None  # the command `nightwatch memory edit` opens, e.g. "vim" or "code --wait"
     notices: tuple[str, ...] = ()
     memory_store: Literal["files", "database"] = "files"  # where persona memory lives
@@ -99,6 +114,7 @@ class Settings:
     # What the settings file set, by name (reloads compare it; it may hold tokens, so it is never shown).
     file_values: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     pins: PinSettings = field(default_factory=PinSettings)
+    operations: OperationsSettings = field(default_factory=OperationsSettings)
 
     @property
     def local_memory_notice(self) -> str | None:
@@ -114,7 +130,7 @@ class Settings:
         settings_file = _settings_file(env)
         file_values = read_settings_file(settings_file) if settings_file else {}
         reader = _Reader({**env, **file_values}, file=settings_file, from_file=frozenset(file_values))
-        home = Path(reader.text("NIGHTWATCH_HOME") or "~/.night-watch").expanduser().resolve()
+        home = _home(reader)
         api_key = reader.text("ANTHROPIC_API_KEY")
         llm_name = reader.choice("NIGHTWATCH_LLM", ("anthropic", "offline"), "anthropic" if api_key else "offline")
         notices: tuple[str, ...] = ()
@@ -125,12 +141,12 @@ class Settings:
         if reader.text("NIGHTWATCH_LLM") is None and not api_key:
             notices = (OFFLINE_NOTICE,)
         memory = MemoryLimits(
-            token_budget=reader.integer("NIGHTWATCH_MEMORY_TOKEN_BUDGET", 2000, minimum=100),
-            max_lines=reader.integer("NIGHTWATCH_MEMORY_MAX_LINES", 150, minimum=10),
-            compaction_target=reader.integer("NIGHTWATCH_MEMORY_COMPACTION_TARGET", 50, minimum=5),
-            half_life_days=reader.number("NIGHTWATCH_MEMORY_HALF_LIFE_DAYS", 30.0, minimum=0.1),
+            token_budget=reader.integer("NIGHTWATCH_MEMORY_TOKEN_BUDGET", 2000, minimum=100, maximum=100_000),
+            max_lines=reader.integer("NIGHTWATCH_MEMORY_MAX_LINES", 150, minimum=10, maximum=10_000),
+            compaction_target=reader.integer("NIGHTWATCH_MEMORY_COMPACTION_TARGET", 50, minimum=5, maximum=5_000),
+            half_life_days=reader.number("NIGHTWATCH_MEMORY_HALF_LIFE_DAYS", 30.0, minimum=0.1, maximum=3650.0),
             dense=reader.choice("NIGHTWATCH_RECALL_DENSE", ("on", "off"), "on"),  # type: ignore[arg-type]
-            shared_token_budget=reader.integer("NIGHTWATCH_SHARED_TOKEN_BUDGET", 600, minimum=0),
+            shared_token_budget=reader.integer("NIGHTWATCH_SHARED_TOKEN_BUDGET", 600, minimum=0, maximum=20_000),
         )
         if memory.compaction_target >= memory.max_lines:
             raise ConfigError(
@@ -142,7 +158,7 @@ class Settings:
             max_rounds=reader.integer("NIGHTWATCH_MAX_ROUNDS", 2, minimum=1, maximum=5),
             max_replies=reader.integer("NIGHTWATCH_MAX_REPLIES", 12, minimum=2, maximum=40),
             lead=reader.text("NIGHTWATCH_LEAD"),
-            lease_seconds=reader.number("NIGHTWATCH_LEASE_SECONDS", 90.0, minimum=1.0),
+            lease_seconds=reader.number("NIGHTWATCH_LEASE_SECONDS", 90.0, minimum=1.0, maximum=3600.0),
         )
         slack = SlackSettings(
             bot_token=reader.token("SLACK_BOT_TOKEN", "xoxb-"),
@@ -150,10 +166,14 @@ class Settings:
             api_url=reader.url("SLACK_API_URL", DEFAULT_SLACK_API_URL),
             admins=frozenset(a for a in (reader.text("NIGHTWATCH_ADMINS") or "").replace(" ", ",").split(",") if a),
             workers=reader.integer("NIGHTWATCH_WORKERS", 24, minimum=1, maximum=256),
-            proactive_interval_minutes=reader.integer("NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", 180, minimum=0),
-            proactive_quiet_minutes=reader.integer("NIGHTWATCH_PROACTIVE_QUIET_MINUTES", 60, minimum=0),
+            proactive_interval_minutes=reader.integer(
+                "NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", 180, minimum=0, maximum=MINUTES_A_WEEK
+            ),
+            proactive_quiet_minutes=reader.integer(
+                "NIGHTWATCH_PROACTIVE_QUIET_MINUTES", 60, minimum=0, maximum=MINUTES_A_WEEK
+            ),
         )
-        database_url = reader.text("DATABASE_URL") or f"sqlite:///{home / 'nightwatch.db'}"
+        database_url = _database_url(reader, home)
         # One database for several replicas: by default their memory goes there too.
         default_store = "database" if _shared(database_url) else "files"
         memory_store = reader.choice("NIGHTWATCH_MEMORY_STORE", ("files", "database"), default_store)
@@ -163,11 +183,11 @@ class Settings:
             llm=llm_name,  # type: ignore[arg-type]
             anthropic_api_key=api_key,
             model=reader.text("NIGHTWATCH_MODEL") or DEFAULT_MODEL,
-            llm_timeout_seconds=reader.number("NIGHTWATCH_LLM_TIMEOUT", 60.0, minimum=1.0),
+            llm_timeout_seconds=reader.number("NIGHTWATCH_LLM_TIMEOUT", 60.0, minimum=1.0, maximum=600.0),
             memory=memory,
             deliberation=deliberation,
             slack=slack,
-            log_level=reader.choice("NIGHTWATCH_LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO", upper=True),
+            log_level=reader.optional_choice("NIGHTWATCH_LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), upper=True),
             editor=reader.text("VISUAL") or reader.text("EDITOR"),
             notices=notices,
             memory_store=memory_store,  # type: ignore[arg-type]
@@ -176,13 +196,84 @@ class Settings:
             file_values=file_values,
             pins=PinSettings(
                 roots=reader.folders("NIGHTWATCH_PIN_ROOTS"),
-                token_budget=reader.integer("NIGHTWATCH_PIN_TOKEN_BUDGET", 1500, minimum=100),
+                token_budget=reader.integer("NIGHTWATCH_PIN_TOKEN_BUDGET", 1500, minimum=100, maximum=20_000),
                 url_hosts=reader.names("NIGHTWATCH_PIN_URL_HOSTS"),
             ),
+            operations=_operations(reader),
         )
         reader.refuse_unknown()
         local = settings.local_memory_notice
         return dataclasses.replace(settings, notices=(*notices, local)) if local else settings
+
+
+def _operations(reader: _Reader) -> OperationsSettings:
+    port = reader.text("NIGHTWATCH_HEALTH_PORT")
+    return OperationsSettings(
+        log_format=reader.choice("NIGHTWATCH_LOG_FORMAT", ("text", "json"), "text"),  # type: ignore[arg-type]
+        health_host=reader.text("NIGHTWATCH_HEALTH_HOST") or OperationsSettings.health_host,
+        health_port=None if port is None else reader.integer("NIGHTWATCH_HEALTH_PORT", 0, minimum=1, maximum=65535),
+        db_pool_size=reader.integer("NIGHTWATCH_DB_POOL_SIZE", 15, minimum=1, maximum=200),
+    )
+
+
+_SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
+_HOME_ACCEPTS = "a folder this user can write (created when missing)"
+
+
+def _home(reader: _Reader) -> Path:
+    """NIGHTWATCH_HOME resolved; refused when it is a file, below a file, a system folder or not writable."""
+    raw = reader.text("NIGHTWATCH_HOME") or "~/.night-watch"
+    home = Path(raw).expanduser().resolve()
+    problem = _home_problem(home)
+    if problem:
+        where = reader.where("NIGHTWATCH_HOME")
+        raise ConfigError(f"NIGHTWATCH_HOME={raw!r} {problem}; it accepts {_HOME_ACCEPTS}{where}.")
+    return home
+
+
+def _home_problem(home: Path) -> str | None:
+    if any(home == folder or folder in home.parents for folder in _SYSTEM_FOLDERS):
+        return "is inside a system folder"
+    if home.exists() and not home.is_dir():
+        return "is a file"
+    existing = next(p for p in (home, *home.parents) if p.exists())
+    if not existing.is_dir():
+        return f"is below a file ({existing})"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return "is not writable" if existing == home else f"cannot be created ({existing} is not writable)"
+    return None
+
+
+_DATABASE_ACCEPTS = "sqlite:///PATH, or postgresql://USER@HOST/DATABASE for several replicas"
+_DRIVER_EXTRAS = {"psycopg": "install it with pip install 'nightwatch[postgres]'"}
+
+
+def _database_url(reader: _Reader, home: Path) -> str:
+    """DATABASE_URL (default: a SQLite file in the home), refused unless SQLAlchemy can load it with its driver."""
+    raw = reader.text("DATABASE_URL")
+    if raw is None:
+        return f"sqlite:///{home / 'nightwatch.db'}"
+    where = reader.where("DATABASE_URL")
+    if raw.startswith("postgres://"):
+        raise ConfigError(f"DATABASE_URL starts with postgres://; write postgresql:// instead{where}.")
+    try:
+        url = make_url(raw)
+        dialect = url.get_dialect()
+    except (ArgumentError, NoSuchModuleError, ValueError):
+        raise ConfigError(f"DATABASE_URL is not a database URL; it accepts {_DATABASE_ACCEPTS}{where}.") from None
+    backend = url.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise ConfigError(
+            f"DATABASE_URL names {backend}, which Night Watch does not support; it accepts {_DATABASE_ACCEPTS}{where}."
+        )
+    try:
+        dialect.import_dbapi()
+    except ImportError:
+        install = _DRIVER_EXTRAS.get(url.get_driver_name(), "install it, or write postgresql:// to use psycopg")
+        raise ConfigError(
+            f"DATABASE_URL needs the {url.get_driver_name()} driver, which is not installed; {install}{where}."
+        ) from None
+    return raw
 
 
 def _shared(database_url: str) -> bool:
@@ -221,7 +312,12 @@ def read_settings_file(path: Path) -> dict[str, str]:
             continue
         match = _SETTING_LINE.match(stripped)
         if match is None:
-            raise ConfigError(f"{where}, line {number}: write NAME=value (for example NIGHTWATCH_MAX_ROUNDS=3).")
+            bom = (
+                " (it starts with a UTF-8 byte-order mark; save the file as UTF-8 without a BOM)"
+                if (number == 1 and line.startswith("\ufeff"))
+                else ""
+            )
+            raise ConfigError(f"{where}, line {number}{bom}: write NAME=value (for example NIGHTWATCH_MAX_ROUNDS=3).")
         name, value = match.group(1), _unquoted(match.group(2).strip())
         if name == SETTINGS_FILE:
             raise ConfigError(f"{where}, line {number}: {SETTINGS_FILE} can only be set in the environment.")
@@ -262,6 +358,8 @@ class _Reader:
     def text(self, name: str) -> str | None:
         self._asked.add(name)
         value = self._env.get(name, "").strip()
+        if "\x00" in value:
+            raise ConfigError(f"{name} holds a NUL byte; remove it{self.where(name)}.")
         return value or None
 
     def _parse(self, name: str, default: T, parse: Callable[[str], T], accepts: str) -> T:
@@ -273,17 +371,17 @@ class _Reader:
         except ValueError:
             raise ConfigError(f"{name}={raw!r} is not valid; it accepts {accepts}{self.where(name)}.") from None
 
-    def integer(self, name: str, default: int, *, minimum: int = 0, maximum: int | None = None) -> int:
-        accepts = f"a whole number from {minimum}" + (f" to {maximum}" if maximum is not None else " up")
+    def integer(self, name: str, default: int, *, minimum: int, maximum: int) -> int:
+        accepts = f"a whole number from {minimum} to {maximum}"
         value = self._parse(name, default, int, accepts)
-        if value < minimum or (maximum is not None and value > maximum):
+        if not minimum <= value <= maximum:
             raise ConfigError(f"{name}={value} is out of range; it accepts {accepts}{self.where(name)}.")
         return value
 
-    def number(self, name: str, default: float, *, minimum: float) -> float:
-        accepts = f"a number of at least {minimum}"
+    def number(self, name: str, default: float, *, minimum: float, maximum: float) -> float:
+        accepts = f"a number from {minimum:g} to {maximum:g}"
         value = self._parse(name, default, float, accepts)
-        if not value >= minimum:
+        if not (math.isfinite(value) and minimum <= value <= maximum):
             raise ConfigError(f"{name}={value} is out of range; it accepts {accepts}{self.where(name)}.")
         return value
 
@@ -297,6 +395,10 @@ class _Reader:
                 f"{name}={raw!r} is not valid; it accepts one of: {', '.join(options)}{self.where(name)}."
             )
         return value
+
+    def optional_choice(self, name: str, options: tuple[str, ...], *, upper: bool = False) -> str | None:
+        """Like `choice`, but None when unset (the caller's default depends on more than settings)."""
+        return self.choice(name, options, "", upper=upper) if self.text(name) is not None else None
 
     def folders(self, name: str) -> tuple[Path, ...]:
         """Absolute folders separated by os.pathsep (':' on Linux), normalised; none when unset."""

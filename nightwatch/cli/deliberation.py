@@ -43,6 +43,11 @@ def deliberate(args: argparse.Namespace, out: TextIO, *, personas: PersonaServic
         print(json.dumps(render_result_json(result), ensure_ascii=False, indent=2), file=out)
     for message in result.unsaved:  # lessons storage refused: kept for `nightwatch memory retry`
         print(f"error: {message}", file=sys.stderr)
+    if result.model_never_answered:  # a script must tell this from a decision
+        print(
+            "error: no persona got an answer from the model; check ANTHROPIC_API_KEY and the network.", file=sys.stderr
+        )
+        return 3
     return 1 if result.unsaved else 0
 
 

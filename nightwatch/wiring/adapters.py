@@ -65,7 +65,9 @@ class AdapterModule(Module):
     @singleton
     @provider
     def provide_engine(self, settings: Settings) -> Engine:
-        return make_engine(settings.database_url)  # lazy: connects on first use
+        return make_engine(
+            settings.database_url, pool_size=settings.operations.db_pool_size
+        )  # lazy: connects on first use
 
     @singleton
     @provider

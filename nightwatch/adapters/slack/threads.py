@@ -16,6 +16,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from nightwatch.adapters.db import SlackState
+from nightwatch.adapters.runtime.logs import log_context
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
@@ -165,6 +166,11 @@ class Deliberations:
             poster.observe(dict(event))
 
     def _run(self, request: DeliberationRequest, poster: SlackPoster, claimed: Deliberation | None = None) -> None:
+        channel, _, thread_ts = request.thread.partition(":")
+        with log_context(channel=channel, thread=thread_ts):
+            self._run_logged(request, poster, claimed)
+
+    def _run_logged(self, request: DeliberationRequest, poster: SlackPoster, claimed: Deliberation | None) -> None:
         try:
             if claimed is None:
                 self._engine.run(request, poster, should_stop=self._pool.stopping.is_set)
