@@ -9,7 +9,10 @@ import sys
 import uuid
 from typing import TextIO
 
+from nightwatch.adapters.db import DatabaseProbe
+from nightwatch.adapters.runtime.health import HealthOptions
 from nightwatch.adapters.runtime.hot_reload import HotReload
+from nightwatch.adapters.runtime.metrics import Metrics
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import (
@@ -73,12 +76,25 @@ def history(args: argparse.Namespace, out: TextIO, *, deliberations: Deliberatio
     return 0
 
 
-def run(args: argparse.Namespace, out: TextIO, *, settings: Settings, slack: SlackApp, reload: HotReload) -> int:
+def run(
+    args: argparse.Namespace,
+    out: TextIO,
+    *,
+    settings: Settings,
+    slack: SlackApp,
+    reload: HotReload,
+    metrics: Metrics,
+    database: DatabaseProbe,
+) -> int:
     from nightwatch.serve import run_socket_mode
 
     # start-up has already closed the deliberations a dead process left running
     warn_when_memory_is_local(settings)
-    run_socket_mode(slack, settings.slack.app_token, reload=reload)
+    ops = settings.operations
+    health = None
+    if ops.health_port is not None:
+        health = HealthOptions(host=ops.health_host, port=ops.health_port, metrics=metrics, database_problem=database)
+    run_socket_mode(slack, settings.slack.app_token, reload=reload, health=health)
     return 0
 
 

@@ -7,6 +7,7 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters.db import (
     DatabaseMemoryStore,
+    DatabaseProbe,
     SlackState,
     SqlDeliberationLog,
     SqlPendingLessons,
@@ -23,6 +24,7 @@ from nightwatch.adapters.pins.pages import PageFetcher
 from nightwatch.adapters.runtime.clock import SystemClock
 from nightwatch.adapters.runtime.hot_reload import HotReload
 from nightwatch.adapters.runtime.liveness import ProcessLiveness
+from nightwatch.adapters.runtime.metrics import MeteredLLM, Metrics
 from nightwatch.adapters.secrets.redaction import RedactingLLM
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
@@ -81,10 +83,20 @@ class AdapterModule(Module):
 
     @singleton
     @provider
-    def provide_llm(self, settings: Settings) -> LLM:
+    def provide_database_probe(self, engine: Engine) -> DatabaseProbe:
+        return DatabaseProbe(engine)
+
+    @singleton
+    @provider
+    def provide_metrics(self) -> Metrics:
+        return Metrics()
+
+    @singleton
+    @provider
+    def provide_llm(self, settings: Settings, metrics: Metrics) -> LLM:
         # Model output is redacted where it leaves the adapter: a lesson's id is a hash of its clean text.
         if settings.llm == "offline":
-            return RedactingLLM(OfflineLLM())
+            return MeteredLLM(RedactingLLM(OfflineLLM()), metrics)
         from nightwatch.adapters.anthropic_llm import AnthropicLLM
 
         assert settings.anthropic_api_key is not None  # Settings.from_env guarantees it
@@ -93,7 +105,7 @@ class AdapterModule(Module):
             default_model=settings.model,
             timeout=settings.llm_timeout_seconds,
         )
-        return RedactingLLM(model)
+        return MeteredLLM(RedactingLLM(model), metrics)
 
     @singleton
     @provider

@@ -13,6 +13,7 @@ from slack_sdk import WebClient
 
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.pins.watch import PinWatch
+from nightwatch.adapters.runtime.metrics import Metrics
 from nightwatch.adapters.runtime.scheduler import ProactiveScheduler
 from nightwatch.adapters.slack import (
     AdminCheck,
@@ -103,8 +104,11 @@ class SlackModule(Module):
         pool: WorkerPool,
         channels: ChannelDirectory,
         clock: Clock,
+        metrics: Metrics,
     ) -> Deliberations:
-        return Deliberations(engine=engine, log=log, client=client, pool=pool, channels=channels, clock=clock)
+        return Deliberations(
+            engine=engine, log=log, client=client, pool=pool, channels=channels, clock=clock, metrics=metrics
+        )
 
     @singleton
     @provider

@@ -17,6 +17,7 @@ from slack_sdk.errors import SlackApiError
 
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.runtime.logs import log_context
+from nightwatch.adapters.runtime.metrics import Metrics
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
@@ -91,7 +92,9 @@ class Deliberations:
         pool: WorkerPool,
         channels: ChannelDirectory,
         clock: Clock,
+        metrics: Metrics | None = None,
     ) -> None:
+        self._metrics = metrics or Metrics()
         self._engine = engine
         self._log = log
         self._client = client
@@ -116,6 +119,7 @@ class Deliberations:
         if self._pool.try_submit(lambda: self._run(request, poster)):
             return Started(True)
         self._release(thread)
+        self._metrics.busy.inc()
         busy = BUSY.format(running=self._pool.running)
         self._client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=busy)
         return Started(False, busy)
@@ -173,9 +177,11 @@ class Deliberations:
     def _run_logged(self, request: DeliberationRequest, poster: SlackPoster, claimed: Deliberation | None) -> None:
         try:
             if claimed is None:
-                self._engine.run(request, poster, should_stop=self._pool.stopping.is_set)
+                result = self._engine.run(request, poster, should_stop=self._pool.stopping.is_set)
             else:
-                self._engine.resume(claimed, request, poster, should_stop=self._pool.stopping.is_set)
+                self._metrics.takeovers.inc()
+                result = self._engine.resume(claimed, request, poster, should_stop=self._pool.stopping.is_set)
+            self._metrics.deliberation_ended(result)
         except NightWatchError as err:
             poster.post_notice(str(err))
         except Exception:
