@@ -14,7 +14,7 @@ import argparse
 import statistics
 import time
 
-from nightwatch.adapters.runtime.metrics import MeteredLLM, Metrics, TimedSource
+from nightwatch.adapters.runtime import MeteredLLM, Metrics, TimedSource
 from nightwatch.domain.context import ContextAsk, ContextPart
 from nightwatch.domain.llm import ChatMessage, LLMRequest, LLMResponse, PromptBlock, Purpose, SystemPrompt, Usage
 

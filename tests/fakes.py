@@ -30,7 +30,7 @@ from nightwatch.domain.llm import LLMRequest, LLMResponse, Purpose, Usage
 from nightwatch.domain.memory.models import PendingLesson
 from nightwatch.domain.memory.ports import FolderMove
 from nightwatch.domain.models import Persona, ThreadMessage
-from nightwatch.domain.personas.names import check_slug
+from nightwatch.domain.names import check_slug
 from nightwatch.domain.pins.models import Pin, PinKind
 from nightwatch.domain.pins.ports import PinSnapshot
 from nightwatch.domain.sharing.models import Share
@@ -273,6 +273,11 @@ class InMemoryMemoryStore:
                 self._put(move.source.name, self._take(move.target.name))
             if move.set_aside is not None:
                 self._put(move.target.name, self._unarchive(move.set_aside.name))
+
+    @contextmanager
+    def moving(self, *persona_slugs: str) -> Iterator[None]:
+        with self._lock:  # every write waits, not only these personas': simple, and enough for a fake
+            yield
 
 
 class InMemoryPendingLessons:

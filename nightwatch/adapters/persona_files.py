@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 import nightwatch
-from nightwatch.adapters.files.small_file import Problem, SmallFileError, read_small_text
+from nightwatch.adapters.files import Problem, SmallFileError, read_small_text
 from nightwatch.domain.errors import ConfigError, InvalidInputError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import FilePersona, persona_from_dict

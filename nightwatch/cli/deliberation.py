@@ -10,9 +10,7 @@ import uuid
 from typing import TextIO
 
 from nightwatch.adapters.db import DatabaseProbe
-from nightwatch.adapters.runtime.health import HealthOptions
-from nightwatch.adapters.runtime.hot_reload import HotReload
-from nightwatch.adapters.runtime.metrics import Metrics
+from nightwatch.adapters.runtime import HealthOptions, HotReload, Metrics
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import (

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from injector import Injector
 from sqlalchemy import Engine
 
-from nightwatch.adapters.runtime.logs import configure_logging
-from nightwatch.adapters.secrets.redaction import redact
+from nightwatch.adapters.runtime import configure_logging
+from nightwatch.adapters.secrets import redact
 from nightwatch.cli.arguments import build_parser
 from nightwatch.cli.options import Handler
 from nightwatch.config import OFFLINE_NOTICE, Settings

@@ -16,16 +16,12 @@ from nightwatch.adapters.db import (
     SqlShareRepository,
     make_engine,
 )
-from nightwatch.adapters.files.store import FileMemoryStore
+from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.persona_files import PersonaFolders
-from nightwatch.adapters.pins.files import SafePinFiles
-from nightwatch.adapters.pins.pages import PageFetcher
-from nightwatch.adapters.runtime.clock import SystemClock
-from nightwatch.adapters.runtime.hot_reload import HotReload
-from nightwatch.adapters.runtime.liveness import ProcessLiveness
-from nightwatch.adapters.runtime.metrics import MeteredLLM, Metrics
-from nightwatch.adapters.secrets.redaction import RedactingLLM
+from nightwatch.adapters.pins import PageFetcher, SafePinFiles
+from nightwatch.adapters.runtime import HotReload, MeteredLLM, Metrics, ProcessLiveness, SystemClock
+from nightwatch.adapters.secrets import RedactingLLM
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
 from nightwatch.domain.llm import LLM
@@ -114,10 +110,11 @@ class AdapterModule(Module):
 
     @singleton
     @provider
-    def provide_memory_store(self, settings: Settings, engine: Engine) -> MemoryStore:
+    def provide_memory_store(self, settings: Settings, engine: Engine, repo: PersonaRepository) -> MemoryStore:
+        # Fenced: a write to a slug no persona holds (renamed or deleted meanwhile) is refused, never lost.
         if settings.memory_store == "database":
-            return DatabaseMemoryStore(engine)
-        return FileMemoryStore(settings.home)
+            return DatabaseMemoryStore(engine, fenced=True)
+        return FileMemoryStore(settings.home, personas=repo)
 
     @singleton
     @provider

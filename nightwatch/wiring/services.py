@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from nightwatch.adapters.db import SqlPersonaTransactions
 from nightwatch.adapters.encoder import embeddings
 from nightwatch.adapters.persona_files import PersonaFolders
-from nightwatch.adapters.runtime.metrics import Metrics, TimedSource
+from nightwatch.adapters.runtime import Metrics, TimedSource
 from nightwatch.config import Settings
 from nightwatch.domain.context import ContextReader
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy

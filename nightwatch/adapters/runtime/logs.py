@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Literal
 
-from nightwatch.adapters.secrets.redaction import install_redaction
+from nightwatch.adapters.secrets import install_redaction
 
 CONTEXT_FIELDS = ("deliberation", "channel", "thread", "persona")
 # Those a record's `extra` may carry (a LogRecord's own `thread` is the OS thread, so a Slack thread comes from the

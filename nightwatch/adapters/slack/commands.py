@@ -17,19 +17,12 @@ from slack_sdk.errors import SlackApiError
 
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.blocks import Block, escape, mrkdwn
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.persona_modal import persona_modal
 from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
-from nightwatch.adapters.slack.views import (
-    Block,
-    escape,
-    help_blocks,
-    history_blocks,
-    memory_blocks,
-    mrkdwn,
-    personas_blocks,
-)
+from nightwatch.adapters.slack.views import help_blocks, history_blocks, memory_blocks, personas_blocks
 from nightwatch.adapters.terminal import render_budget
 from nightwatch.domain.deliberation import DeliberationEngine, find_persona, validate_topic
 from nightwatch.domain.deliberation.ports import DeliberationLog

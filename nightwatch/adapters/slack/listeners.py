@@ -15,6 +15,7 @@ from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from nightwatch.adapters.db import SlackState
+from nightwatch.adapters.slack.blocks import escape, notice_modal
 from nightwatch.adapters.slack.commands import COMMAND, UNEXPECTED, Invocation, SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.persona_admin import FormError, PersonaAdmin
@@ -28,9 +29,7 @@ from nightwatch.adapters.slack.views import (
     PERSONA_EDIT,
     PERSONA_NEW,
     ForgetTarget,
-    escape,
     forgotten_note_blocks,
-    notice_modal,
 )
 from nightwatch.domain.errors import InvalidInputError, NightWatchError
 from nightwatch.domain.ports import Clock

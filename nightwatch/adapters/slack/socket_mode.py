@@ -21,7 +21,7 @@ from slack_sdk.socket_mode.builtin import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 
-from nightwatch.adapters.runtime.metrics import Metrics
+from nightwatch.adapters.runtime import Metrics
 
 log = logging.getLogger(__name__)
 

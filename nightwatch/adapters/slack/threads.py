@@ -16,8 +16,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from nightwatch.adapters.db import SlackState
-from nightwatch.adapters.runtime.logs import log_context
-from nightwatch.adapters.runtime.metrics import Metrics
+from nightwatch.adapters.runtime import Metrics, log_context
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest

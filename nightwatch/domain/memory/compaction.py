@@ -13,12 +13,12 @@ from datetime import UTC, date, datetime
 
 from nightwatch.domain.errors import LLMError
 from nightwatch.domain.llm import LLM, Purpose
-from nightwatch.domain.memory.answers import Candidate, parse_candidates
+from nightwatch.domain.memory.answers import Candidate, ask, parse_candidates
 from nightwatch.domain.memory.cache import DocumentCache
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
-from nightwatch.domain.memory.models import CompactionResult
+from nightwatch.domain.memory.models import CompactionResult, flavour_for
 from nightwatch.domain.memory.ports import MemoryStore
-from nightwatch.domain.memory.reflection import CompactionItem, CompactionPrompt, ask, flavour_for
+from nightwatch.domain.memory.reflection import CompactionItem, CompactionPrompt
 from nightwatch.domain.models import Lesson, Persona
 
 log = logging.getLogger(__name__)

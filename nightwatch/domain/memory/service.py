@@ -1,12 +1,11 @@
 """Per-persona, per-project memory: the block read before a turn, reflection after it (and extraction from a long
-thread's messages as they are summarised away: learning.py), and the explicit use cases.
+thread's messages as they are summarised away: reflection.py), and the explicit use cases.
 
 Every write goes through `MemoryStore.update`, whose change function parses the file, edits it and renders it, so
 concurrent writers lose nothing (writing.py); lessons a storage fault keeps out of the file are kept for a retry
 (pending.py). Model calls (reflection, extraction, curation advice, compaction) and embedding happen outside that
-lock. Each
-lesson's vector is computed when it is written and stored beside the memory; a lesson first seen without one (a hand
-edit) is embedded in the background (see backfill.py), never by a read.
+lock. Each lesson's vector is computed when it is written and stored beside the memory; a lesson first seen without
+one (a hand edit) is embedded in the background (see vectors.py), never by a read.
 Nothing here depends on which persona it is: a custom persona gets memory exactly like a default one.
 """
 
@@ -18,42 +17,34 @@ from dataclasses import dataclass
 
 from nightwatch.domain.errors import InvalidInputError, NightWatchError
 from nightwatch.domain.llm import LLM
-from nightwatch.domain.memory.answers import Candidate
-from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
-from nightwatch.domain.memory.block import MemoryBlockPrompt
-from nightwatch.domain.memory.cache import DocumentCache, Snapshot
-from nightwatch.domain.memory.categories import validate_category
+from nightwatch.domain.memory.answers import Candidate, given_lesson
+from nightwatch.domain.memory.cache import DocumentCache, MemoryReader, Snapshot, forget, note_injected
 from nightwatch.domain.memory.compaction import Compactor
-from nightwatch.domain.memory.editing import forget, note_injected
-from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
-from nightwatch.domain.memory.inputs import (
+from nightwatch.domain.memory.document import unread_lines
+from nightwatch.domain.memory.format import header_part, live_line_count, section_link
+from nightwatch.domain.memory.lesson_text import (
     LESSON_MAX,
-    validate_lesson,
     validate_lesson_id,
-    validate_overview,
     validate_search_limit,
 )
-from nightwatch.domain.memory.junk import junk_reason
-from nightwatch.domain.memory.learning import Learner
 from nightwatch.domain.memory.models import (
     CompactionResult,
     Discarded,
     MemoryBlock,
+    MemoryBlockPrompt,
     PendingLesson,
     ReflectionContext,
     UnreadLine,
 )
 from nightwatch.domain.memory.pending import KeptLessons, Retried
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
-from nightwatch.domain.memory.reading import MemoryReader
 from nightwatch.domain.memory.recording import Entry, Recorded
-from nightwatch.domain.memory.unread import unread_lines
-from nightwatch.domain.memory.vectors import MemoryVectors
+from nightwatch.domain.memory.reflection import Learner
+from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill, MemoryVectors
 from nightwatch.domain.memory.writing import LessonWriter
 from nightwatch.domain.models import Category, Lesson, Persona
-from nightwatch.domain.personas import check_slug
+from nightwatch.domain.names import check_slug
 from nightwatch.domain.ports import Clock
-from nightwatch.domain.quoting import as_data
 from nightwatch.domain.recall import Recall, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens
 
@@ -139,13 +130,7 @@ class MemoryService:
         chosen = self.recall.select(
             snap.live, query, now, room, snap.cost, vectors, about=about, prepared=snap.prepared
         )
-        text = _render(chosen)
-        while chosen and estimate_tokens(text) > budget:  # the estimate is checked on the whole rendered block
-            chosen = _drop_lowest(chosen)
-            text = _render(chosen)
-        if not chosen:
-            return MemoryBlock(total_lessons=len(snap.live))
-        return MemoryBlock(tuple(chosen), text, estimate_tokens(text), len(snap.live))
+        return MemoryBlock.fitted(chosen, budget, len(snap.live))
 
     def rank_shared(self, persona: Persona, project: str, topic: str, thread: str = "") -> list[Scored]:
         """`persona`'s live lessons ranked for a teammate's turn as its own read ranks them; strictly read-only.
@@ -212,7 +197,7 @@ class MemoryService:
         return self._learner.reflect(persona, check_slug(project), context)
 
     def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
-        """Record the lessons the persona finds in a thread's messages as they are summarised away (see learning.py).
+        """Record the lessons the persona finds in a thread's messages as they are summarised away (see reflection.py).
 
         Raises LessonsPendingError when storage failed: the lessons are kept and retried (see pending.py).
         """
@@ -232,23 +217,13 @@ class MemoryService:
     ) -> Lesson:
         """Record a lesson a person gave, marked with its `author`; a restatement counts the kept one as seen again.
 
-        `category` decides how curation treats it (see categories.py); `overview` is its longer form, shown where a
+        `category` decides how curation treats it (see models.py); `overview` is its longer form, shown where a
         person reads memory. The author of a restated lesson stays whoever wrote it first. Raises
         LessonsPendingError when storage failed: the lesson is kept and retried (see pending.py).
         """
         project = check_slug(project)
-        kind_of = validate_category(category) if category is not None else None
-        lesson = validate_lesson(text, self.policy.max_lesson_chars)
-        detail = validate_overview(overview) if overview is not None else None
-        if author is not None and not valid_author(author):
-            raise InvalidInputError(
-                f"{author!r} cannot be kept as a lesson's author: use one word of letters, digits, '.', '_' or '-'."
-            )
-        reason = junk_reason(lesson)
-        if reason:
-            raise InvalidInputError(f"Not remembered: {reason}. Write a lesson a teammate could act on.")
-        entry = Entry(self.clock.now().date(), header_part(kind) or "manual", _link(link), author)
-        candidate = Candidate(lesson, kind_of, detail or None)
+        candidate = given_lesson(text, category, overview, author, self.policy.max_lesson_chars)
+        entry = Entry(self.clock.now().date(), header_part(kind) or "manual", section_link(link), author)
         outcome = self._record(persona, project, [candidate], entry, allow_skip=False)[0]
         if outcome.lesson is None:
             raise InvalidInputError(f"Not remembered: {outcome.reason}. Write it as one new lesson.")
@@ -312,19 +287,3 @@ class MemoryService:
     def _snapshot(self, persona: Persona, project: str) -> Snapshot:
         project = check_slug(project)
         return self._cache.snapshot(persona.slug, project, self.store.read(persona.slug, project))
-
-
-def _render(chosen: Sequence[Lesson]) -> str:
-    """The block's text, each lesson already made data, so its tokens are counted as the prompt will carry it."""
-    return MemoryBlockPrompt(lessons=tuple(as_data(lesson.text) for lesson in chosen)).render() if chosen else ""
-
-
-def _drop_lowest(chosen: list[Lesson]) -> list[Lesson]:
-    """Drop the lowest-ranked lesson: the last unpinned one, or a pinned one when nothing else is left."""
-    unpinned = [i for i, lesson in enumerate(chosen) if not lesson.pinned]
-    at = unpinned[-1] if unpinned else len(chosen) - 1
-    return chosen[:at] + chosen[at + 1 :]
-
-
-def _link(link: str | None) -> str | None:
-    return header_part(link) if link and link.strip() else None

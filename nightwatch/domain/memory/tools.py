@@ -1,4 +1,6 @@
-"""The memory tools a persona may call during its turn: `memory_recall` (search) and `remember` (record a lesson).
+"""Memory as its direct users reach it beside a turn's read and reflection: the tools a persona may call during its
+turn, `memory_recall` (search) and `remember` (record a lesson); and whole documents a person exports, edits and
+imports again (`MemoryTransfer`; format.merge_imported merges a file by lesson id).
 
 `MemoryTools` is bound to one persona, project and thread. Recall ranks exactly as `memory search` does and hands
 back the best few lessons with their ids, as data (`as_data`) inside a `<memory>` block. Remember goes through
@@ -16,9 +18,13 @@ from functools import cache
 from typing import ClassVar, Protocol
 
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS, Category, validate_category
-from nightwatch.domain.memory.inputs import LESSON_MAX, QUERY_MAX, validate_query
-from nightwatch.domain.models import Lesson, Persona
+from nightwatch.domain.memory.format import Merged, merge_imported
+from nightwatch.domain.memory.lesson_text import LESSON_MAX, QUERY_MAX, validate_query
+from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, validate_category
+from nightwatch.domain.memory.ports import MemoryStore
+from nightwatch.domain.memory.service import MemoryService
+from nightwatch.domain.models import Category, Lesson, Persona
+from nightwatch.domain.names import check_slug
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.recall import Scored
 from nightwatch.domain.tool_use import ToolCall, ToolSpec
@@ -187,3 +193,48 @@ class MemoryTools:
                 f"already remembered as {lesson.id}",
             )
         return ToolOutcome(f"Remembered as [{lesson.id}] ({category}).", f"remembered {lesson.id}", remembered=lesson)
+
+
+class MemoryTransfer:
+    """Memory as whole documents: read one, import a file into one, or replace one that nobody changed meanwhile."""
+
+    def __init__(self, *, store: MemoryStore, memory: MemoryService) -> None:
+        self._store = store
+        self._memory = memory
+
+    def text(self, persona: Persona, project: str) -> str:
+        """The document's text as stored ('' when there is none)."""
+        return self._store.read(persona.slug, check_slug(project))
+
+    def documents(self, persona: Persona) -> list[tuple[str, str]]:
+        """Every (project, text) of the persona's memory that holds anything."""
+        found = ((project, self._store.read(persona.slug, project)) for project in self._store.projects(persona.slug))
+        return [(project, text) for project, text in found if text]
+
+    def merge_in(self, persona: Persona, project: str, imported: str) -> Merged:
+        """Merge a file's text into the persona's memory of `project` (see merge_imported), then embed new lessons."""
+        project = check_slug(project)
+        outcome: list[Merged] = []
+
+        def change(current: str) -> str:
+            outcome[:] = [merge_imported(current, imported)]  # a store may apply `change` again after a race
+            return outcome[0].text
+
+        self._store.update(persona.slug, project, change)
+        if outcome[0].added:
+            self._memory.backfill(persona.slug, project)
+        return outcome[0]
+
+    def replace(self, persona: Persona, project: str, expected: str, text: str) -> bool:
+        """Write `text` if the document still holds `expected`; False (nothing written) when someone wrote meanwhile."""
+        project = check_slug(project)
+        written: list[bool] = []
+
+        def change(current: str) -> str:
+            written[:] = [current == expected]
+            return text if written[0] else current
+
+        self._store.update(persona.slug, project, change)
+        if written[0] and text != expected:
+            self._memory.backfill(persona.slug, project)
+        return written[0]
