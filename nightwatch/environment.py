@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
-from nightwatch.adapters.files import Problem, SmallFileError, read_small_text
 from nightwatch.domain.errors import ConfigError
+from nightwatch.small_file import Problem, SmallFileError, read_small_text
 
 SETTINGS_FILE = "NIGHTWATCH_SETTINGS_FILE"
 SETTINGS_FILE_MAX_BYTES = 64 * 1024
