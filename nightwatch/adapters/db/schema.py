@@ -36,7 +36,6 @@ from sqlalchemy import (
     true,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
 
 metadata = MetaData()
 
@@ -297,18 +296,3 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
-
-
-class DatabaseProbe:
-    """Whether the database answers: None when it does, else why not (for a readiness probe)."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-
-    def __call__(self) -> str | None:
-        try:
-            with self._engine.connect() as connection:
-                connection.execute(text("SELECT 1"))
-        except SQLAlchemyError as err:
-            return f"the database does not answer ({type(err).__name__})"
-        return None
