@@ -199,10 +199,12 @@ class SlashCommands:
         persona, words = self._persona_and_rest(rest)
         category, text = _category_and_lesson(words)
         project = self._channels.project_for(call.channel)
-        lesson = self._memory.remember(persona, project, text, author=call.user or None, category=category)
+        found = self._memory.record(persona, project, text, author=call.user or None, category=category)
         self._home.publish(call.user)
+        lesson = found.lesson
         about = f" ({lesson.category})" if lesson.category else ""
-        return Reply(f"{persona.name} remembers `{lesson.id}`{about} for {project}: {escape(lesson.text)}")
+        what = f" · {found.said}"
+        return Reply(f"{persona.name} remembers `{lesson.id}`{about} for {project}: {escape(lesson.text)}{what}")
 
     def forget(self, call: Invocation, rest: str) -> Reply:
         self._admins.require(call.user, "forget lessons")
