@@ -21,6 +21,7 @@ from nightwatch.adapters.slack import (
     Deliberations,
     HomeTab,
     LeaseKeeper,
+    LessonNotes,
     Listeners,
     PersonaAdmin,
     PinCommands,
@@ -95,6 +96,12 @@ class SlackModule(Module):
 
     @singleton
     @provider
+    def provide_lesson_notes(self, live: LiveSettings, client: WebClient) -> LessonNotes:
+        """Each thread's one lessons message; NIGHTWATCH_LESSON_NOTES is read at each message, so it reloads."""
+        return LessonNotes(client=client, mode=lambda: live.current().slack.lesson_notes)
+
+    @singleton
+    @provider
     def provide_deliberations(
         self,
         engine: DeliberationEngine,
@@ -104,9 +111,17 @@ class SlackModule(Module):
         channels: ChannelDirectory,
         clock: Clock,
         metrics: Metrics,
+        notes: LessonNotes,
     ) -> Deliberations:
         return Deliberations(
-            engine=engine, log=log, client=client, pool=pool, channels=channels, clock=clock, metrics=metrics
+            engine=engine,
+            log=log,
+            client=client,
+            pool=pool,
+            channels=channels,
+            clock=clock,
+            metrics=metrics,
+            notes=notes,
         )
 
     @singleton
@@ -187,8 +202,11 @@ class SlackModule(Module):
         channels: ChannelDirectory,
         client: WebClient,
         admins: AdminCheck,
+        notes: LessonNotes,
     ) -> ThreadTeaching:
-        return ThreadTeaching(teaching=teaching, personas=personas, channels=channels, client=client, admins=admins)
+        return ThreadTeaching(
+            teaching=teaching, personas=personas, channels=channels, client=client, admins=admins, notes=notes
+        )
 
     @singleton
     @provider
@@ -201,6 +219,7 @@ class SlackModule(Module):
         admin: PersonaAdmin,
         home: HomeTab,
         teaching: ThreadTeaching,
+        notes: LessonNotes,
     ) -> Listeners:
         return Listeners(
             state=state,
@@ -210,6 +229,7 @@ class SlackModule(Module):
             admin=admin,
             home=home,
             teaching=teaching,
+            notes=notes,
         )
 
     @singleton
@@ -222,12 +242,13 @@ class SlackModule(Module):
         client: WebClient,
         channels: ChannelDirectory,
         engine: DeliberationEngine,
+        notes: LessonNotes,
     ) -> ProactiveScheduler:
         return ProactiveScheduler(
             service=proactive,
             state=state,
             clock=clock,
-            poster_for=lambda channel: SlackPoster(client=client, channel=channel, thread_ts=None),
+            poster_for=lambda channel: SlackPoster(client=client, channel=channel, thread_ts=None, notes=notes),
             channel_name=channels.name_of,
             housekeeping=engine.close_abandoned,
         )
