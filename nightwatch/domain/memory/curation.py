@@ -209,7 +209,7 @@ def is_duplicate(a: str, b: str, similarity: float | None = None) -> bool:
 def _restates(old: str, similarity: float | None, candidate: str) -> bool:
     theirs, mine = features(old), features(candidate)
     if similarity is not None:  # by meaning: one may leave out a specific, neither may contradict the other's
-        agree = _amounts_agree(old, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
+        agree = amounts_agree(old, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
         close = similarity >= DUPLICATE_MEANING and not another_subject(old, candidate)
         return agree and close and not says_change(candidate)
     if not same_specifics(theirs, mine):
@@ -240,7 +240,7 @@ def another_subject(a: str, b: str) -> bool:
     return exchanged and (not reworded or in_place / max(len(mine), len(theirs)) >= CLEARLY_PARALLEL)
 
 
-def _amounts_agree(a: str, b: str) -> bool:
+def amounts_agree(a: str, b: str) -> bool:
     """The amounts and named days of one are a part of the other's (a restatement may leave some out), once units
     are made one ("ninety days" is "90 days")."""
     mine, theirs = amounts(a), amounts(b)
