@@ -46,6 +46,7 @@ from nightwatch.domain.memory.models import (
 from nightwatch.domain.memory.pending import KeptLessons, Retried
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.memory.reading import MemoryReader
+from nightwatch.domain.memory.source import section_text
 from nightwatch.domain.memory.recording import Entry, Recorded
 from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.memory.vectors import MemoryVectors
@@ -103,7 +104,8 @@ class MemoryService:
             target=policy.compaction_target,
             max_lesson_chars=policy.max_lesson_chars,
         )
-        self._overhead = estimate_tokens(MemoryBlockPrompt(lessons=()).render())
+        # the block's header, notes and delimiters, which every lesson shares, count against the budget too
+        self._overhead = estimate_tokens(section_text(""))
         self._writer = LessonWriter(
             store=store,
             llm=llm,
@@ -140,7 +142,7 @@ class MemoryService:
             snap.live, query, now, room, snap.cost, vectors, about=about, prepared=snap.prepared
         )
         text = _render(chosen)
-        while chosen and estimate_tokens(text) > budget:  # the estimate is checked on the whole rendered block
+        while chosen and estimate_tokens(section_text(text)) > budget:  # checked on the whole block, header included
             chosen = _drop_lowest(chosen)
             text = _render(chosen)
         if not chosen:

@@ -44,7 +44,12 @@ class MemoryReading(Protocol):
 
 def memory_section(memory: MemoryBlock) -> str:
     """The memory block as the prompt carries it: its text made data (see `as_data`) inside the delimiters."""
-    return MemorySection(lessons=as_data(memory.text.strip())).render()
+    return section_text(memory.text)
+
+
+def section_text(lessons: str) -> str:
+    """Rendered lessons as the prompt carries them, header and delimiters included: what the budget is counted on."""
+    return MemorySection(lessons=as_data(lessons.strip())).render()
 
 
 def memory_part(memory: MemoryBlock) -> ContextPart:
