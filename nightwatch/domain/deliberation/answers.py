@@ -4,7 +4,8 @@ An answer fails when the model call fails (LLMUnavailableError once the adapter'
 LLMOutputError: no text, not a valid response) or when it cannot be a turn at all (`reply_problem`: empty, only a
 tag, or a script that speaks for another persona too). It is then asked for once more, with the problem stated in
 the next user message (templates/turn_retry.md.j2), as the lead's decision is in consensus.py; how many times is the
-policy's `turn_retries` (NIGHTWATCH_TURN_RETRIES, 0-3, default 1). When the last try fails too, the turn is skipped (turns.py posts the notice). SKIP, a repeat and an over-long answer are not failures.
+policy's `turn_retries` (NIGHTWATCH_TURN_RETRIES, 0-3, default 1). When the last try fails too, the turn is skipped
+(turns.py posts the notice). SKIP, a repeat and an over-long answer are not failures.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 The engine takes the policy once when a deliberation starts (or is taken over) and keeps it in the run's state, so a
 deliberation finishes with the bounds it started with while the next one sees a reload. Only the bounds a run reads
-from its state change between runs (rounds, replies, contributors, the lead, retries of the lead's decision and of a turn, the memory and shared
-budgets); the engine and its turns read the rest (reply length, thread window, model window, lease) once, when they
-are built.
+from its state change between runs (rounds, replies, contributors, the lead, retries of the lead's decision and of a
+turn, the memory and shared budgets); the engine and its turns read the rest (reply length, thread window, model
+window, lease) once, when they are built.
 """
 
 from __future__ import annotations

@@ -46,8 +46,8 @@ from nightwatch.domain.memory.models import (
 from nightwatch.domain.memory.pending import KeptLessons, Retried
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.memory.reading import MemoryReader
-from nightwatch.domain.memory.source import section_text
 from nightwatch.domain.memory.recording import Entry, Recorded
+from nightwatch.domain.memory.source import section_text
 from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.memory.vectors import MemoryVectors
 from nightwatch.domain.memory.writing import LessonWriter

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from nightwatch.domain.memory.document import Line, MemoryDocument, Section
+from nightwatch.domain.memory.edits import settle_appended
 from nightwatch.domain.memory.format import parse
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.service import MemoryService
@@ -118,6 +119,7 @@ class MemoryTransfer:
     def replace(self, persona: Persona, project: str, expected: str, text: str) -> bool:
         """Write `text` if the document still holds `expected`; False (nothing written) when someone wrote meanwhile."""
         project = check_slug(project)
+        text = settle_appended(expected, text, self._memory.clock.now().date())
         written: list[bool] = []
 
         def change(current: str) -> str:
