@@ -153,7 +153,7 @@ def _memory_commands(commands: Commands) -> None:
     """`nightwatch memory show|add|forget|search|compact|rollback|edit|export|import|retry`."""
     memory = commands.add_parser("memory", help="show, add, forget, search, compact, retry a persona's memory")
     mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
-    memory_command(mem, "show", memory_show, "show a persona's lessons for a project")
+    _category_option(memory_command(mem, "show", memory_show, "show a persona's lessons for a project"))
     add = memory_command(mem, "add", memory_add, "remember a lesson")
     add.add_argument("lesson", type=_lesson, help=_LESSON_HELP)
     add.add_argument("--category", type=validate_category, help=f"what the lesson is about: {', '.join(CATEGORIES)}")
@@ -161,6 +161,7 @@ def _memory_commands(commands: Commands) -> None:
     search = memory_command(mem, "search", memory_search, "find the lessons that match a query")
     search.add_argument("query", type=validate_query, help=f"1-{QUERY_MAX} characters")
     search.add_argument("--json", action="store_true", help="print one JSON document")
+    _category_option(search)
     search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
     memory_command(mem, "compact", memory_compact, "condense the memory file with the model")
     memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction")
@@ -174,6 +175,12 @@ def _memory_commands(commands: Commands) -> None:
         "persona", nargs="?", type=validate_persona_name, help="persona name or slug (default: every persona)"
     )
     retry.add_argument("--project", type=project_slug, help="project slug (default: every project)")
+
+
+def _category_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--category", type=validate_category, help=f"only the lessons of one category: {', '.join(CATEGORIES)}"
+    )
 
 
 def _share_commands(commands: Commands) -> None:

@@ -39,12 +39,13 @@ def _target(personas: PersonaService, args: argparse.Namespace) -> tuple[Persona
 
 def memory_show(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
     persona, project = _target(personas, args)
-    lessons = memory.lessons(persona, project)
-    history = memory.history(persona, project)
+    lessons = memory.lessons(persona, project, category=args.category)
+    history = [] if args.category else memory.history(persona, project)
     count = f"{len(lessons)} lesson" + ("" if len(lessons) == 1 else "s")
-    print(f"{memory.path_hint(persona, project)} · {count}", file=out)
+    about = f" in {args.category}" if args.category else ""
+    print(f"{memory.path_hint(persona, project)} · {count}{about}", file=out)
     if not lessons:
-        print("  (no lessons yet)", file=out)
+        print(f"  (no lessons{about} yet)", file=out)
     for lesson in lessons:
         print(_lesson_line(lesson), file=out)
     if history:
@@ -74,13 +75,15 @@ def memory_forget(args: argparse.Namespace, out: TextIO, *, memory: MemoryServic
 
 def memory_search(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
     persona, project = _target(personas, args)
-    found = memory.search(persona, project, args.query, limit=args.limit)
+    found = memory.search(persona, project, args.query, limit=args.limit, category=args.category)
     if args.json:
         rows = [_hit_row(hit) for hit in found]
-        print(json.dumps({"query": args.query, "project": project, "results": rows}, ensure_ascii=False), file=out)
+        document = {"query": args.query, "project": project, "category": args.category, "results": rows}
+        print(json.dumps(document, ensure_ascii=False), file=out)
         return 0
     if not found:
-        print(f"No lessons match {args.query!r}.", file=out)
+        about = f" in {args.category}" if args.category else ""
+        print(f"No lessons{about} match {args.query!r}.", file=out)
     for hit in found:
         print(_lesson_line(hit.lesson), file=out)
     return 0

@@ -156,6 +156,31 @@ def test_a_lesson_added_with_a_category_shows_it_and_search_gives_category_and_o
     assert "\n                        A gist exposed it; rotated in an hour.\n" in out
 
 
+def test_memory_show_and_search_filter_by_category(capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "memory", "add", "Maya", "The 2026-03-02 leak forced a key rotation.", "--category", "events")
+    run(capsys, "memory", "add", "Maya", "Rotate every signing key after a leak.", "--category", "patterns")
+    run(capsys, "memory", "add", "Maya", "Key rotation scripts live in ops/keys.")
+
+    code, out, _ = run(capsys, "memory", "show", "maya", "--category", "events")
+    assert code == 0
+    assert "1 lesson in events" in out
+    assert "leak forced a key rotation" in out
+    assert "Rotate every signing key" not in out and "ops/keys" not in out
+
+    code, out, _ = run(capsys, "memory", "search", "maya", "key rotation leak", "--category", "patterns", "--json")
+    assert code == 0
+    found = json.loads(out)
+    assert found["category"] == "patterns"
+    assert [row["text"] for row in found["results"]] == ["Rotate every signing key after a leak."]
+
+    code, out, _ = run(capsys, "memory", "search", "maya", "key rotation", "--category", "cases")
+    assert (code, out.strip()) == (0, "No lessons in cases match 'key rotation'.")
+
+    code, _, err = run(capsys, "memory", "show", "maya", "--category", "gossip")
+    assert code == 2
+    assert "gossip" in err
+
+
 def test_memory_show_reports_the_lines_it_could_not_read(capsys: pytest.CaptureFixture[str], home: Path) -> None:
     file = home / "agents" / "carlos" / "memories" / "p" / "main.md"
     file.parent.mkdir(parents=True)

@@ -188,19 +188,27 @@ class SlashCommands:
     def memory(self, call: Invocation, rest: str) -> Reply:
         first, after = _first_word(rest)
         if first.lower() == "search":
-            persona, query = self._persona_and_rest(after)
+            persona, words = self._persona_and_rest(after)
+            category, query = _category_filter(words)
             if not query:
                 raise InvalidInputError(f"Give words to search for: `{COMMAND} memory search {persona.name} tokens`.")
             query = validate_query(query)
             project = self._channels.project_for(call.channel)
-            found = [hit.lesson for hit in self._memory.search(persona, project, query)]
-            title = f"*{escape(persona.name)}*: {len(found)} lessons about *{escape(project)}* match _{escape(query)}_"
+            found = [hit.lesson for hit in self._memory.search(persona, project, query, category=category)]
+            about = f" in {category}" if category else ""
+            title = (
+                f"*{escape(persona.name)}*: {len(found)} lessons{about} about *{escape(project)}* "
+                f"match _{escape(query)}_"
+            )
             return Reply(f"{persona.name}'s memory search", memory_blocks(persona, project, found, title=title))
-        persona, project_name = self._persona_and_rest(rest)
+        persona, words = self._persona_and_rest(rest)
+        category, project_name = _category_filter(words)
         project = project_slug(project_name) if project_name else self._channels.project_for(call.channel)
-        lessons = self._memory.lessons(persona, project)
+        lessons = self._memory.lessons(persona, project, category=category)
         unread = unread_summary(self._memory.unread_lines(persona, project))
-        return Reply(f"{persona.name}'s memory of {project}", memory_blocks(persona, project, lessons, unread=unread))
+        title = f"*{escape(persona.name)}* remembers {len(lessons)} lessons in {category} about *{project}*"
+        blocks = memory_blocks(persona, project, lessons, title=title if category else "", unread=unread)
+        return Reply(f"{persona.name}'s memory of {project}", blocks)
 
     def remember(self, call: Invocation, rest: str) -> Reply:
         persona, words = self._persona_and_rest(rest)
@@ -291,6 +299,21 @@ def _category_and_lesson(text: str) -> tuple[Category | None, str]:
     name = first[:-1].lower()
     if name in CATEGORIES or name in _NEAR_CATEGORIES:
         return validate_category(name), rest
+    return None, text
+
+
+def _category_filter(text: str) -> tuple[Category | None, str]:
+    """`category:events` (or `category events`) anywhere in `text` as the category to filter by, and the other words.
+
+    An unknown category is refused with the six names.
+    """
+    words = text.split()
+    for at, word in enumerate(words):
+        if word.lower().startswith("category:"):
+            name, used = word.split(":", 1)[1], 1
+            if not name and at + 1 < len(words):
+                name, used = words[at + 1], 2
+            return validate_category(name), " ".join(words[:at] + words[at + used :])
     return None, text
 
 

@@ -164,9 +164,10 @@ class MemoryService:
         now, about = self.clock.now(), topic or query
         return self.recall.rank(snap.live, query, now, vectors, about=about, prepared=snap.prepared)
 
-    def lessons(self, persona: Persona, project: str) -> list[Lesson]:
-        """Live lessons, in file order."""
-        return list(self._snapshot(persona, project).live)
+    def lessons(self, persona: Persona, project: str, *, category: Category | None = None) -> list[Lesson]:
+        """Live lessons, in file order; only those of `category` when one is given."""
+        live = self._snapshot(persona, project).live
+        return [lesson for lesson in live if category is None or lesson.category == validate_category(category)]
 
     def unread_lines(self, persona: Persona, project: str) -> list[UnreadLine]:
         """Lines of the file that are neither lessons nor structure (a hand edit gone wrong), kept as written."""
@@ -176,15 +177,21 @@ class MemoryService:
         """Superseded lessons, kept for people to see; never injected."""
         return self._snapshot(persona, project).doc.stale()
 
-    def search(self, persona: Persona, project: str, query: str, limit: int = 10) -> list[Scored]:
-        """Live lessons ranked as a read ranks them, with their score parts; only those the query is about.
+    def search(
+        self, persona: Persona, project: str, query: str, limit: int = 10, *, category: Category | None = None
+    ) -> list[Scored]:
+        """Live lessons ranked as a read ranks them, with their score parts; only those the query is about (and of
+        `category`, when one is given).
 
         An empty query ranks every lesson by the memory's own signals (pins, use, recency).
         """
         limit = validate_search_limit(limit)
+        kind = validate_category(category) if category is not None else None
         snap = self._reader.ranked(persona.slug, check_slug(project))
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
         ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors, prepared=snap.prepared)
+        if kind is not None:
+            ranked = [hit for hit in ranked if hit.lesson.category == kind]
         if not query.strip():
             return ranked[:limit]
         wanted, floor = set(terms(query)), self.policy.search_similarity

@@ -127,6 +127,18 @@ def test_memory_search_finds_matching_lessons(stack: Stack, fake: FakeSlack) -> 
     assert "Backups" not in found
 
 
+def test_memory_and_memory_search_filter_by_category(stack: Stack, fake: FakeSlack) -> None:
+    stack.command(fake, "remember Maya events: the 2026-03-02 deploy leaked a key into the CI log.")
+    stack.command(fake, "remember Maya patterns: a leaked key is rotated the same day.")
+    listed = text_of(stack.command(fake, "memory maya category:events"))
+    assert "remembers 1 lessons in events about *general*" in listed
+    assert "deploy leaked a key" in listed and "rotated the same day" not in listed
+    found = text_of(stack.command(fake, "memory search Maya category:patterns leaked key"))
+    assert "rotated the same day" in found and "deploy leaked a key" not in found
+    refused = text_of(stack.command(fake, "memory maya category:gossip"))
+    assert "gossip" in refused and "events" in refused
+
+
 @pytest.mark.skipif(not embeddings.available(), reason="the all-MiniLM-L6-v2 package is not installed")
 def test_memory_search_finds_a_lesson_worded_differently(stack: Stack, fake: FakeSlack) -> None:
     stack.command(fake, "remember Maya Rotate the signing keys after every incident.")
