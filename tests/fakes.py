@@ -274,6 +274,11 @@ class InMemoryMemoryStore:
             if move.set_aside is not None:
                 self._put(move.target.name, self._unarchive(move.set_aside.name))
 
+    @contextmanager
+    def moving(self, *persona_slugs: str) -> Iterator[None]:
+        with self._lock:  # every write waits, not only these personas': simple, and enough for a fake
+            yield
+
 
 class InMemoryPendingLessons:
     """PendingLessons in a list, oldest first; `broken` makes every call fail as an unreachable database would."""

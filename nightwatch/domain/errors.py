@@ -9,7 +9,8 @@ NightWatchError
 ├── PermissionDeniedError       the caller may not do this (admin-only actions)
 ├── BusyError                   no capacity right now (worker pool full); try again later
 ├── StorageError                the memory folder or database could not be changed
-│   └── LessonsPendingError     lessons could not be written to memory; they are kept and will be retried
+│   ├── LessonsPendingError     lessons could not be written to memory; they are kept and will be retried
+│   └── MemoryMovedError        a write reached a persona's memory after a rename or delete; nothing was written
 ├── FetchError                  a page to pin could not be fetched (timeout, refused connection, an error status)
 └── LLMError                    the model could not give a usable answer
     ├── LLMUnavailableError     timeouts, rate limits, overload, 5xx after retries
@@ -63,6 +64,14 @@ class LessonsPendingError(StorageError):
         self.persona = persona
         self.project = project
         self.count = count
+
+
+class MemoryMovedError(StorageError):
+    """A write reached a persona's memory by a name no persona holds any more (renamed or deleted meanwhile).
+
+    Nothing was written, and nothing is kept for a retry: under the old name the lessons would be lost again, or go
+    to a persona created later with that name.
+    """
 
 
 class FetchError(NightWatchError):

@@ -100,10 +100,11 @@ class AdapterModule(Module):
 
     @singleton
     @provider
-    def provide_memory_store(self, settings: Settings, engine: Engine) -> MemoryStore:
+    def provide_memory_store(self, settings: Settings, engine: Engine, repo: PersonaRepository) -> MemoryStore:
+        # Fenced: a write to a slug no persona holds (renamed or deleted meanwhile) is refused, never lost.
         if settings.memory_store == "database":
-            return DatabaseMemoryStore(engine)
-        return FileMemoryStore(settings.home)
+            return DatabaseMemoryStore(engine, fenced=True)
+        return FileMemoryStore(settings.home, personas=repo)
 
     @singleton
     @provider

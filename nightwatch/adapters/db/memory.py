@@ -12,6 +12,12 @@ folders under agents/; built on a Connection (persona_transactions.py) the store
 own transaction. Each new or changed line is redacted before it is written, as the file store does. A read is one
 SELECT on the (owner, project) index that sends the text back only when the row or its version changed since this
 store last read it, so each turn's read of a large, unchanged memory stays cheap.
+
+Built `fenced` (as the app builds it), a write first locks the row of the persona that holds its slug (`SELECT ...
+FOR SHARE` on PostgreSQL; SQLite's write transaction already excludes every other writer) and is refused
+(MemoryMovedError) when no persona holds it. A rename or delete changes that row in the transaction that moves the
+memory, so a write either commits before it (and its row moves too) or waits for it and finds the slug gone: no
+write racing a rename lands under the old slug, where a persona created later with that name would find it.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
@@ -28,11 +34,11 @@ from sqlalchemy import Connection, Engine, and_, case, exists, false, select, up
 from sqlalchemy.dialects import postgresql, sqlite
 
 from nightwatch.adapters.db import vector_segments
-from nightwatch.adapters.db.schema import memory_documents
+from nightwatch.adapters.db.schema import memory_documents, personas
 from nightwatch.adapters.db.transactions import Bind, database_errors, transaction
 from nightwatch.adapters.secrets.redaction import redact_new_lines
 from nightwatch.domain.arrays import Arrays
-from nightwatch.domain.errors import StorageError
+from nightwatch.domain.errors import MemoryMovedError, StorageError
 from nightwatch.domain.memory.ports import FolderMove
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.vectors import VectorTable
@@ -48,10 +54,15 @@ documents = memory_documents
 
 
 class DatabaseMemoryStore:
-    """The MemoryStore port on the `memory_documents` and `memory_vectors` tables."""
+    """The MemoryStore port on the `memory_documents` and `memory_vectors` tables.
 
-    def __init__(self, bind: Bind) -> None:
+    `fenced`: a write to a slug no persona holds is refused (see the module doc); unfenced (tools and tests that keep
+    memory for no persona, and a persona's own transaction, which moves it), any valid slug may be written.
+    """
+
+    def __init__(self, bind: Bind, *, fenced: bool = False) -> None:
         self._bind = bind  # an Engine, or a Connection whose transaction every call joins
+        self._fenced = fenced
         self._known = _KnownTexts()
 
     # --- text ---------------------------------------------------------------------------------------------------
@@ -83,15 +94,18 @@ class DatabaseMemoryStore:
         """Under the row's lock, read the text, write `change(text)`, return the new text (unchanged: no write)."""
         owner, project = check_slug(persona_slug), check_slug(project_slug)
         with self._writing("write a memory") as conn:
+            held = self._hold(conn, owner)
             row = _locked(conn, owner, project)
             if row is None:
                 if change("") == "":
                     return ""  # nothing to write: create no row for it
+                _refuse_unless(held, owner)
                 row = _locked(conn, owner, project, create=True)
                 assert row is not None
             old = row.text
             new = change(old)
             if new != old:
+                _refuse_unless(held, owner)
                 new = redact_new_lines(old, new, "a memory document")
                 _write(conn, row, text=new)
             return new
@@ -100,6 +114,7 @@ class DatabaseMemoryStore:
         """If the text is still `expected`, keep it as the previous version and write `text`; else write nothing."""
         owner, project = check_slug(persona_slug), check_slug(project_slug)
         with self._writing("write a compacted memory") as conn:
+            _refuse_unless(self._hold(conn, owner), owner)
             row = _locked(conn, owner, project)
             if (row.text if row is not None else "") != expected:
                 return False
@@ -112,6 +127,7 @@ class DatabaseMemoryStore:
         """Restore the previous version over the text; False when there is none."""
         owner, project = check_slug(persona_slug), check_slug(project_slug)
         with self._writing("roll a memory back") as conn:
+            _refuse_unless(self._hold(conn, owner), owner)
             row = _locked(conn, owner, project)
             if row is None or row.previous is None:
                 return False
@@ -150,6 +166,7 @@ class DatabaseMemoryStore:
         if not len(table) and keep is None:
             return
         with self._writing("store a memory's vectors") as conn:
+            _refuse_unless(self._hold(conn, owner), owner)
             row = _locked(conn, owner, project, create=bool(len(table)))
             if row is not None:
                 vector_segments.save(conn, row.id, table, keep)
@@ -201,7 +218,18 @@ class DatabaseMemoryStore:
             if set_aside is not None:
                 _give(conn, set_aside, target)
 
+    def moving(self, *persona_slugs: str) -> nullcontext[None]:
+        """Nothing to hold: a rename or delete changes the persona row that fenced writes lock (see the module doc)."""
+        return nullcontext()
+
     # --- transactions -------------------------------------------------------------------------------------------
+
+    def _hold(self, conn: Connection, owner: str) -> bool:
+        """Fenced: lock the row of the persona holding `owner` until the transaction ends; whether one holds it."""
+        if not self._fenced:
+            return True
+        query = select(personas.c.id).where(personas.c.slug == owner).with_for_update(read=True)
+        return conn.execute(query).first() is not None
 
     @contextmanager
     def _reading(self, doing: str) -> Iterator[Connection]:
@@ -262,6 +290,15 @@ def _locked(conn: Connection, owner: str, project: str, *, create: bool = False)
         conn.execute(insert(documents).values(**values).on_conflict_do_nothing(index_elements=["owner", "project"]))
         row = conn.execute(query).first()
     return None if row is None else _Locked(int(row.id), str(row.text), int(row.version), row.previous)
+
+
+def _refuse_unless(held: bool, owner: str) -> None:
+    """MemoryMovedError unless a persona holds `owner` (see DatabaseMemoryStore._hold): then nothing is written."""
+    if not held:
+        raise MemoryMovedError(
+            f"No persona holds the memory of {owner} any more: it was renamed or deleted while this was being "
+            "written, so nothing was written there. Run the command again with the persona's current name."
+        )
 
 
 def _write(conn: Connection, row: _Locked, *, text: str, **also: str | None) -> None:

@@ -48,11 +48,18 @@ class MemoryDisk:
     @contextlib.contextmanager
     def locked(self, folder: Path, name: str = LOCK) -> Iterator[None]:
         """Hold the folder's lock file `name` for the block, after removing temp files a crashed writer left."""
-        lock = self._paths.checked(folder / name, Kind.FILE)
+        with self.flocked(folder / name):
+            self._sweep(folder)
+            yield
+
+    @contextlib.contextmanager
+    def flocked(self, path: Path, *, shared: bool = False) -> Iterator[None]:
+        """Hold the lock file at `path` for the block: alone, or `shared` with others who share it."""
+        lock = self._paths.checked(path, Kind.FILE)
         fd = self._open(lock, os.O_RDWR | os.O_CREAT, 0o600, f"lock {self._paths.rel_text(lock)}")
         try:
-            self.io(lambda: fcntl.flock(fd, fcntl.LOCK_EX), f"lock {self._paths.rel_text(lock)}")
-            self._sweep(folder)
+            mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+            self.io(lambda: fcntl.flock(fd, mode), f"lock {self._paths.rel_text(lock)}")
             yield
         finally:
             os.close(fd)  # closing releases the lock; so does a crash

@@ -6,13 +6,21 @@ failure is a StorageError that names the file and says what to do. Writes take t
 file atomically (memory_disk.py): a crash leaves either the old file or the new one, never part of one.
 Each new or changed line is redacted before it is written: a backstop, as secrets are redacted where they enter
 (a lesson's id hashes its clean text).
+
+A write also shares its persona's lock (`agents/.locks/<slug>.lock`), which a rename or delete holds alone from its
+folder move to its database change (`moving`): a move waits for the writes under way, and a write waits for the
+move. Built with the persona repository, the store then refuses a write to a slug no persona holds
+(MemoryMovedError), so a write that raced a rename never re-creates `agents/<old slug>/`, and a persona created
+later with the old name starts empty.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
@@ -21,9 +29,10 @@ from nightwatch.adapters.files.disk import LOCK, MemoryDisk
 from nightwatch.adapters.files.paths import AGENTS, ARCHIVED, FILE, MEMORIES, Kind, MemoryPaths
 from nightwatch.adapters.secrets.redaction import redact_new_lines
 from nightwatch.domain.arrays import Arrays
-from nightwatch.domain.errors import InvalidNameError, StorageError
+from nightwatch.domain.errors import InvalidNameError, MemoryMovedError, StorageError
 from nightwatch.domain.memory.ports import FolderMove
 from nightwatch.domain.personas import check_slug
+from nightwatch.domain.personas.ports import PersonaRepository
 from nightwatch.domain.vectors import VectorTable
 
 __all__ = ["AGENTS", "ARCHIVED", "FILE", "INDEX", "LOCK", "PREVIOUS", "VECTORS", "FileMemoryStore"]
@@ -32,15 +41,22 @@ VECTORS = "main.vectors"  # the lessons' vectors, keyed by text (see vector_file
 INDEX = "main.index"  # what a read derives from main.md, made again whenever it does not fit (see index_file.py)
 PREVIOUS = "main.md.prev"
 MOVES_LOCK = ".lock"  # in agents/: serialises folder moves (no slug starts with a dot)
+PERSONA_LOCKS = ".locks"  # in agents/: a lock per persona, shared by its writes, held alone by its moves (+ a gate)
 
 
 class FileMemoryStore:
-    """The MemoryStore port over a folder tree under `root` (NIGHTWATCH_HOME)."""
+    """The MemoryStore port over a folder tree under `root` (NIGHTWATCH_HOME).
 
-    def __init__(self, root: Path) -> None:
+    With `personas`, a write to a slug no persona holds is refused (see the module doc); without (tools and tests
+    that keep memory for no persona), any valid slug may be written.
+    """
+
+    def __init__(self, root: Path, *, personas: PersonaRepository | None = None) -> None:
         self.root = Path(root)
         self._paths = MemoryPaths(self.root)
         self._disk = MemoryDisk(self._paths)
+        self._personas = personas
+        self._moving = threading.local()  # the slugs this thread holds alone (`moving`): its own writes pass
 
     # --- files --------------------------------------------------------------------------------------------------
 
@@ -54,20 +70,23 @@ class FileMemoryStore:
         path = self._file(persona_slug, project_slug)
         if not path.parent.exists() and change("") == "":
             return ""  # nothing to write: do not create folders for it
-        self._disk.make_folder(path.parent)
-        with self._disk.locked(path.parent):
-            old = self._disk.read(path)
-            new = change(old)
-            if new != old:
-                new = redact_new_lines(old, new, "a memory file")
-                self._disk.write(path, new)
-            return new
+        with self._writing(persona_slug):
+            self._disk.make_folder(path.parent)
+            with self._disk.locked(path.parent):
+                return self._change(path, change)
+
+    def _change(self, path: Path, change: Callable[[str], str]) -> str:
+        old = self._disk.read(path)
+        new = change(old)
+        if new != old:
+            new = redact_new_lines(old, new, "a memory file")
+            self._disk.write(path, new)
+        return new
 
     def replace_keeping_previous(self, persona_slug: str, project_slug: str, expected: str, text: str) -> bool:
         """If the file still holds `expected`, keep it as main.md.prev and write `text`; else write nothing."""
         path = self._file(persona_slug, project_slug)
-        self._disk.make_folder(path.parent)
-        with self._disk.locked(path.parent):
+        with self._writing(persona_slug), self._disk.locked(self._disk.make_folder(path.parent)):
             if self._disk.read(path) != expected:
                 return False
             self._disk.write(self._paths.beside(path, PREVIOUS), expected)
@@ -80,7 +99,7 @@ class FileMemoryStore:
         previous = self._paths.beside(path, PREVIOUS)
         if not _is_file(previous):
             return False
-        with self._disk.locked(path.parent):
+        with self._writing(persona_slug), self._disk.locked(path.parent):
             if not _is_file(self._paths.beside(path, PREVIOUS)):
                 return False
             self._disk.io(lambda: os.replace(previous, path), f"restore {self._rel(previous)}")
@@ -114,8 +133,7 @@ class FileMemoryStore:
         path = self._vectors_file(persona_slug, project_slug)
         if not len(table) and keep is None:
             return
-        self._disk.make_folder(path.parent)
-        with self._disk.locked(path.parent):
+        with self._writing(persona_slug), self._disk.locked(self._disk.make_folder(path.parent)):
             data = self._disk.read_bytes(path)
             stored = vector_file.decode(data)
             same_shape = vector_file.dimensions_of(data) == table.dimensions
@@ -151,7 +169,7 @@ class FileMemoryStore:
         source, target = self._paths.agent(old_slug), self._paths.agent(new_slug)
         if source == target or not os.path.lexists(source):
             return FolderMove(moved=False)
-        with self._disk.locked(self._disk.make_folder(self.root / AGENTS), MOVES_LOCK):
+        with self.moving(old_slug, new_slug), self._moves_lock():
             if not os.path.lexists(source):
                 return FolderMove(moved=False)
             set_aside = None
@@ -172,7 +190,7 @@ class FileMemoryStore:
         source = self._paths.agent(slug)
         if not os.path.lexists(source):
             return FolderMove(moved=False)
-        with self._disk.locked(self._disk.make_folder(self.root / AGENTS), MOVES_LOCK):
+        with self.moving(slug), self._moves_lock():
             if not os.path.lexists(source):
                 return FolderMove(moved=False)
             target = self._free_archive_name(slug, now)
@@ -184,10 +202,56 @@ class FileMemoryStore:
         if not move.moved or move.source is None or move.target is None:
             return
         source, target = self._paths.from_rel(move.source), self._paths.from_rel(move.target)
-        with self._disk.locked(self._disk.make_folder(self.root / AGENTS), MOVES_LOCK):
+        slugs = [rel.name for rel in (move.source, move.target) if rel.parent == PurePosixPath(AGENTS)]
+        with self.moving(*slugs), self._moves_lock():
             self._disk.move(target, source)
             if move.set_aside is not None:
                 self._disk.move(self._paths.from_rel(move.set_aside), target)
+
+    @contextlib.contextmanager
+    def moving(self, *persona_slugs: str) -> Iterator[None]:
+        """Hold these personas' locks alone for the block, once the writes under way are done (see the port)."""
+        held: set[str] = self._held()
+        wanted = sorted({check_slug(slug) for slug in persona_slugs} - held)  # one order: two moves never deadlock
+        with contextlib.ExitStack() as stack:
+            for slug in wanted:
+                self._take(stack, slug, shared=False)
+                held.add(slug)
+                stack.callback(held.discard, slug)
+            yield
+
+    @contextlib.contextmanager
+    def _writing(self, persona_slug: str) -> Iterator[None]:
+        """Share the persona's lock for a write, and refuse the write when no persona holds the slug any more."""
+        slug = check_slug(persona_slug)
+        if slug in self._held():  # this thread is moving it (restoring a folder, say): the move is the writer
+            yield
+            return
+        with contextlib.ExitStack() as stack:
+            self._take(stack, slug, shared=True)
+            if self._personas is not None and not _held_by_a_persona(self._personas, slug):
+                raise MemoryMovedError(
+                    f"No persona holds agents/{slug}/ any more: it was renamed or deleted while this was being "
+                    "written, so nothing was written there. Run the command again with the persona's current name."
+                )
+            yield
+
+    def _held(self) -> set[str]:
+        held: set[str] | None = getattr(self._moving, "slugs", None)
+        if held is None:
+            held = self._moving.slugs = set()
+        return held
+
+    def _take(self, stack: contextlib.ExitStack, slug: str, *, shared: bool) -> None:
+        """Take the persona's lock into `stack`, through its gate: a move waiting for the writes under way holds the
+        gate, so writes that come later queue behind it instead of sharing the lock on and on (flock alone would let
+        a steady stream of writes starve a rename)."""
+        folder = self._disk.make_folder(self.root / AGENTS / PERSONA_LOCKS)
+        with self._disk.flocked(folder / f"{slug}.gate"):
+            stack.enter_context(self._disk.flocked(folder / f"{slug}.lock", shared=shared))
+
+    def _moves_lock(self) -> contextlib.AbstractContextManager[None]:
+        return self._disk.locked(self._disk.make_folder(self.root / AGENTS), MOVES_LOCK)
 
     # --- paths --------------------------------------------------------------------------------------------------
 
@@ -231,6 +295,11 @@ def _is_folder(path: Path) -> bool:
         return stat.S_ISDIR(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+def _held_by_a_persona(personas: PersonaRepository, slug: str) -> bool:
+    found = personas.find(slug)  # a name matches before a slug does; a name that is a slug is that persona's
+    return found is not None and found.slug == slug
 
 
 def _is_slug(name: str) -> bool:

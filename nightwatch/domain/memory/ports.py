@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
@@ -28,7 +29,9 @@ class FolderMove:
 class MemoryStore(Protocol):
     """Memory documents (files under the data root, or database rows), one per persona and project.
 
-    Every slug is checked; no path leaves the root. Called "the file" below, whichever store keeps it.
+    Every slug is checked; no path leaves the root. Called "the file" below, whichever store keeps it. A store built
+    with the persona table at hand refuses a write to a slug no persona holds (MemoryMovedError), so a write that
+    raced a rename or delete never lands under the old slug (see `moving`).
     """
 
     def read(self, persona_slug: str, project_slug: str) -> str:
@@ -95,6 +98,15 @@ class MemoryStore(Protocol):
 
     def restore(self, move: FolderMove) -> None:
         """Undo a migrate or archive (used when the database step after it fails)."""
+        ...
+
+    def moving(self, *persona_slugs: str) -> AbstractContextManager[None]:
+        """Hold off every write to these personas' memories for the block, waiting for those under way first.
+
+        A rename or delete holds it from its memory move to its database change, so a write that waited finds the
+        persona renamed or gone: a store built to refuse writes to a slug no persona holds raises MemoryMovedError
+        then. A store whose moves and persona rows share one transaction (the database) has the row locks do this.
+        """
         ...
 
 

@@ -1,14 +1,15 @@
 """Writing lessons into one memory: curation advice and vectors before the lock, recording under it, vectors after.
 
 Before a memory's own lessons are written, what a storage fault kept for it is written first, oldest first; when
-writing fails on storage, the lessons are kept for a retry and the caller hears so (see pending.py).
+writing fails on storage, the lessons are kept for a retry and the caller hears so (see pending.py). A write the
+store refuses because the persona was renamed or deleted meanwhile (MemoryMovedError) is not kept: it fails loudly.
 """
 
 from __future__ import annotations
 
 import logging
 
-from nightwatch.domain.errors import StorageError
+from nightwatch.domain.errors import MemoryMovedError, StorageError
 from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.cache import DocumentCache
@@ -55,6 +56,9 @@ class LessonWriter:
         try:
             self._kept.write_waiting(persona, project, self._for_retry(persona, project))
             return self._write(persona, project, candidates, entry, allow_skip=allow_skip)
+        except MemoryMovedError as err:  # kept under the old slug, they would be lost again: say which they were
+            texts = "; ".join(repr(candidate.text) for candidate in candidates)
+            raise MemoryMovedError(f"{err} Not remembered: {texts}.") from err
         except (StorageError, OSError) as err:
             raise self._kept.keep(persona, project, candidates, entry, err) from err
 

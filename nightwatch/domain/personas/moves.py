@@ -9,6 +9,11 @@ kept after a storage fault under the new slug; a delete drops them, and logs the
 Shares name personas by id, so a rename leaves them be; a delete removes those the persona gives and receives in the
 same transaction as its row (PersonaRepository.remove), and reports them. So it does with the persona's own pinned
 context (its pins; the project-wide ones stay).
+
+Writes racing a rename or delete: `FolderFirst` holds off every write to the persona's memory (`MemoryStore.moving`)
+from the folder step to the database step, so a write either lands before the move (and moves with it) or waits,
+finds the slug no persona holds, and is refused loudly (MemoryMovedError); in `OneTransaction` the persona row the
+transaction changes is what fenced writes lock. Either way no lesson lands under the old slug.
 """
 
 from __future__ import annotations
@@ -84,29 +89,31 @@ class FolderFirst:
         self._shares = shares
 
     def rename(self, current: Persona, changed: Persona) -> tuple[Persona, FolderMove]:
-        move = self._folder_step(
-            current, lambda: self._store.migrate(current.slug, changed.slug, self._clock.now()), "rename"
-        )
-        try:
-            if self._pending is not None:
-                self._pending.move(current.slug, changed.slug)
-            saved = self._repo.save(changed)
-        except Exception as err:
-            if self._pending is not None:
-                with contextlib.suppress(NightWatchError):
-                    self._pending.move(changed.slug, current.slug)
-            raise self._undo(move, current, "rename", err) from err
+        with self._store.moving(current.slug, changed.slug):  # no write lands in between (see the module doc)
+            move = self._folder_step(
+                current, lambda: self._store.migrate(current.slug, changed.slug, self._clock.now()), "rename"
+            )
+            try:
+                if self._pending is not None:
+                    self._pending.move(current.slug, changed.slug)
+                saved = self._repo.save(changed)
+            except Exception as err:
+                if self._pending is not None:
+                    with contextlib.suppress(NightWatchError):
+                        self._pending.move(changed.slug, current.slug)
+                raise self._undo(move, current, "rename", err) from err
         return saved, move
 
     def delete(self, persona: Persona) -> Deleted:
-        move = self._folder_step(persona, lambda: self._store.archive(persona.slug, self._clock.now()), "delete")
-        try:
-            # Listed first: removing the row removes them with it, in its transaction.
-            shares = self._shares.list(persona_id=persona.id) if self._shares is not None else []
-            pins = own_pins(self._pins, persona)
-            self._repo.remove(persona.id or 0)
-        except Exception as err:
-            raise self._undo(move, persona, "delete", err) from err
+        with self._store.moving(persona.slug):
+            move = self._folder_step(persona, lambda: self._store.archive(persona.slug, self._clock.now()), "delete")
+            try:
+                # Listed first: removing the row removes them with it, in its transaction.
+                shares = self._shares.list(persona_id=persona.id) if self._shares is not None else []
+                pins = own_pins(self._pins, persona)
+                self._repo.remove(persona.id or 0)
+            except Exception as err:
+                raise self._undo(move, persona, "delete", err) from err
         return Deleted(move, self._drop_pending(persona), tuple(shares), pins)
 
     def _folder_step(self, persona: Persona, step: Callable[[], FolderMove], action: str) -> FolderMove:
