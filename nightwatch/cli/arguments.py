@@ -9,6 +9,7 @@ from nightwatch.cli.database import db_upgrade
 from nightwatch.cli.deliberation import context, deliberate, history, run
 from nightwatch.cli.memory import (
     memory_add,
+    memory_clear,
     memory_compact,
     memory_forget,
     memory_retry,
@@ -164,7 +165,9 @@ def _memory_commands(commands: Commands) -> None:
     _category_option(search)
     search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
     memory_command(mem, "compact", memory_compact, "condense the memory file with the model")
-    memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction")
+    clear = memory_command(mem, "clear", memory_clear, "forget every lesson of a project (rollback brings them back)")
+    clear.add_argument("--yes", action="store_true", help="confirm the clear")
+    memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction or clear")
     memory_command(mem, "edit", memory_edit, "open the memory in $EDITOR; saved only if nobody wrote meanwhile")
     export = command(mem, "export", memory_export, "write every memory as markdown files into a new folder")
     export.add_argument("dir", help="a new or empty folder")

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import TextIO
 
+from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, Retried, orphans, unread_summary
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import (
@@ -117,12 +118,28 @@ def memory_compact(args: argparse.Namespace, out: TextIO, *, memory: MemoryServi
     return 0 if result.compacted or result.lines_before <= result.lines_after else 1
 
 
+def memory_clear(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
+    persona, project = _target(personas, args)
+    if not args.yes:
+        raise InvalidInputError(
+            f"Clearing forgets every lesson of {persona.name}'s memory of {project}; add --yes to confirm "
+            "(`nightwatch memory rollback` brings it back)."
+        )
+    held = memory.clear(persona, project)
+    print(
+        f"Cleared {persona.name}'s memory of {project} ({held} lesson{'' if held == 1 else 's'}). "
+        f"Undo: nightwatch memory rollback {persona.slug} --project {project}",
+        file=out,
+    )
+    return 0
+
+
 def memory_rollback(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
     persona, project = _target(personas, args)
     if memory.rollback(persona, project):
-        print("Restored the version kept before the last compaction.", file=out)
+        print("Restored the version kept before the last compaction or clear.", file=out)
         return 0
-    print("Nothing to roll back: no compaction has been kept for this memory.", file=out)
+    print("Nothing to roll back: no compaction or clear has been kept for this memory.", file=out)
     return 1
 
 

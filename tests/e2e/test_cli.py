@@ -351,3 +351,31 @@ def test_history_shows_how_deliberations_ended_including_one_cut_off(
     assert "running" in lines[0]
     assert "Rotate the signing key" in lines[0]
     assert any(word in lines[1] for word in ("APPROVE", "CHANGES", "HUMAN"))
+
+
+def test_memory_clear_needs_yes_and_rollback_brings_the_lessons_back(
+    capsys: pytest.CaptureFixture[str], home: Path
+) -> None:
+    run(capsys, "memory", "add", "Maya", "Rotate every signing key after a leak.", "--project", "api")
+    run(capsys, "memory", "add", "Maya", "Audit the vault after every key rotation.", "--project", "api")
+    file = home / "agents" / "maya" / "memories" / "api" / "main.md"
+    before = file.read_text()
+
+    code, _, err = run(capsys, "memory", "clear", "maya", "--project", "api")
+    assert code == 2
+    assert "add --yes to confirm" in err
+    assert file.read_text() == before
+
+    code, out, _ = run(capsys, "memory", "clear", "maya", "--project", "api", "--yes")
+    assert code == 0
+    assert out.startswith("Cleared Maya's memory of api (2 lessons). Undo: nightwatch memory rollback maya")
+    assert "0 lessons" in run(capsys, "memory", "show", "maya", "--project", "api")[1]
+
+    code, out, _ = run(capsys, "memory", "rollback", "maya", "--project", "api")
+    assert code == 0
+    assert file.read_text() == before
+    assert "2 lessons" in run(capsys, "memory", "show", "maya", "--project", "api")[1]
+
+    code, _, err = run(capsys, "memory", "clear", "carlos", "--project", "api", "--yes")
+    assert code != 0
+    assert "Carlos has no memory of api to clear." in err

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nightwatch.domain.errors import InvalidInputError, NightWatchError
+from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError, StorageError
 from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
@@ -25,6 +25,7 @@ from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.categories import validate_category
 from nightwatch.domain.memory.compaction import Compactor
 from nightwatch.domain.memory.editing import forget, note_injected
+from nightwatch.domain.memory.document import new_document
 from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
 from nightwatch.domain.memory.inputs import (
     LESSON_MAX,
@@ -282,8 +283,23 @@ class MemoryService:
             self._embed_missing(persona.slug, project, prune=True)
         return result
 
+    def clear(self, persona: Persona, project: str) -> int:
+        """Empty the memory of `project` down to its title, keeping what it held as the previous version (so
+        `rollback` brings it back); returns how many lessons it held. NotFoundError when there is nothing to clear.
+        """
+        project = check_slug(project)
+        for _ in range(3):  # a write between the read and the replace: read again
+            text = self.store.read(persona.slug, project)
+            held = len(self._cache.document(persona.slug, project, text).all_lessons()) if text else 0
+            if not held:
+                raise NotFoundError(f"{persona.name} has no memory of {project} to clear.")
+            empty = new_document(f"{persona.name} · memory for {project}").render()
+            if self.store.replace_keeping_previous(persona.slug, project, text, empty):
+                return held
+        raise StorageError(f"{persona.name}'s memory of {project} kept changing; run clear again.")
+
     def rollback(self, persona: Persona, project: str) -> bool:
-        """Restore the version kept before the last compaction; False when there is none."""
+        """Restore the version kept before the last compaction or clear; False when there is none."""
         return self.store.rollback(persona.slug, check_slug(project))
 
     def retry(self, persona: Persona, project: str | None = None) -> list[Retried]:
