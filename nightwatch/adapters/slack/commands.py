@@ -23,6 +23,7 @@ from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.adapters.slack.views import (
     Block,
+    clear_blocks,
     escape,
     help_blocks,
     history_blocks,
@@ -187,6 +188,8 @@ class SlashCommands:
 
     def memory(self, call: Invocation, rest: str) -> Reply:
         first, after = _first_word(rest)
+        if first.lower() == "clear":
+            return self._clear(call, after)
         if first.lower() == "search":
             persona, words = self._persona_and_rest(after)
             category, query = _category_filter(words)
@@ -209,6 +212,16 @@ class SlashCommands:
         title = f"*{escape(persona.name)}* remembers {len(lessons)} lessons in {category} about *{project}*"
         blocks = memory_blocks(persona, project, lessons, title=title if category else "", unread=unread)
         return Reply(f"{persona.name}'s memory of {project}", blocks)
+
+    def _clear(self, call: Invocation, rest: str) -> Reply:
+        """Ask before clearing: the Clear button (behind a confirm dialog) does it."""
+        self._admins.require(call.user, "clear memories")
+        persona, project_name = self._persona_and_rest(rest)
+        project = project_slug(project_name) if project_name else self._channels.project_for(call.channel)
+        held = len(self._memory.lessons(persona, project)) + len(self._memory.history(persona, project))
+        if not held:
+            raise NotFoundError(f"{persona.name} has no memory of {project} to clear.")
+        return Reply(f"Clear {persona.name}'s memory of {project}?", clear_blocks(persona, project, held))
 
     def remember(self, call: Invocation, rest: str) -> Reply:
         persona, words = self._persona_and_rest(rest)

@@ -13,7 +13,7 @@ from slack_sdk import WebClient
 
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.persona_modal import Submission, field_errors, persona_modal, to_draft
-from nightwatch.adapters.slack.views import ForgetTarget
+from nightwatch.adapters.slack.views import ClearTarget, ForgetTarget
 from nightwatch.domain.errors import ConflictError, InvalidInputError, NightWatchError
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import Lesson, Persona
@@ -88,6 +88,12 @@ class PersonaAdmin:
         if not self._authored(user, persona, target):
             self._admins.require(user, "forget lessons")
         return persona, self._memory.forget(persona, target.project, target.lesson)
+
+    def clear(self, user: str, target: ClearTarget) -> tuple[Persona, int]:
+        """Clear a persona's memory of a project (admins only); returns the persona and how many lessons it held."""
+        self._admins.require(user, "clear memories")
+        persona = self._personas.get(target.persona)
+        return persona, self._memory.clear(persona, target.project)
 
     def _authored(self, user: str, persona: Persona, target: ForgetTarget) -> bool:
         """Whether `user` wrote the lesson the button points at (its author is their Slack user id)."""

@@ -30,6 +30,7 @@ PERSONA_NEW = "persona_new"
 PERSONA_EDIT = "persona_edit"
 PERSONA_DELETE = "persona_delete"
 LESSON_FORGET = "lesson_forget"
+MEMORY_CLEAR = "memory_clear"
 
 _SLACK_USER = re.compile(r"[UW][A-Z0-9]+")  # a user id: shown as a mention, which Slack displays as their name
 
@@ -71,6 +72,43 @@ class ForgetTarget:
             raise InvalidInputError(
                 "This Forget button no longer points at a lesson: open the memory list again and retry."
             ) from err
+
+
+@dataclass(frozen=True)
+class ClearTarget:
+    """What a Clear button points at: one persona's memory of one project."""
+
+    persona: str
+    project: str
+
+    def encode(self) -> str:
+        return json.dumps({"p": self.persona, "j": self.project})
+
+    @classmethod
+    def decode(cls, value: str) -> ClearTarget:
+        """The target a button's value names; InvalidInputError for a value this app did not write."""
+        try:
+            data = json.loads(value)
+            return cls(persona=str(data["p"]), project=str(data["j"]))
+        except (ValueError, TypeError, KeyError) as err:
+            raise InvalidInputError(
+                "This Clear button no longer points at a memory: run `/nightwatch memory clear` again."
+            ) from err
+
+
+def clear_blocks(persona: Persona, project: str, held: int) -> list[Block]:
+    """The question before a clear: what it forgets, how to undo it, and a Clear button behind a confirm dialog."""
+    what = f"all {held} lesson{'' if held == 1 else 's'} of *{escape(persona.name)}*'s memory of *{escape(project)}*"
+    target = ClearTarget(persona.slug, project).encode()
+    dialog = confirm_dialog(
+        f"Clear {persona.name}'s memory?",
+        f"Every lesson of {project} is forgotten. `nightwatch memory rollback` brings them back.",
+        "Clear",
+    )
+    return [
+        mrkdwn(f"Clear {what}? The old version is kept: `nightwatch memory rollback` brings it back."),
+        {"type": "actions", "elements": [button("Clear memory", MEMORY_CLEAR, target, style="danger", confirm=dialog)]},
+    ]
 
 
 # --- text ------------------------------------------------------------------------------------------------------

@@ -24,8 +24,8 @@ from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import DocumentCache, Snapshot
 from nightwatch.domain.memory.categories import validate_category
 from nightwatch.domain.memory.compaction import Compactor
-from nightwatch.domain.memory.editing import forget, note_injected
 from nightwatch.domain.memory.document import new_document
+from nightwatch.domain.memory.editing import forget, note_injected
 from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
 from nightwatch.domain.memory.inputs import (
     LESSON_MAX,
