@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     context_command.add_argument(
         "--topic", type=validate_optional_topic, default="", help="default: the project's latest"
     )
+    shown = context_command.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--full", action="store_true", help="also list every lesson, pin and shared item that went into the prompt"
+    )
+    shown.add_argument("--show", action="store_true", help="print the whole system prompt as the model gets it")
 
     history_command = command(commands, "history", history, "recent deliberations and how they ended")
     history_command.add_argument(

@@ -198,3 +198,33 @@ def test_project_wide_pins_reach_every_persona_and_a_persona_s_own_go_with_it(
     code, _, err = run(capsys, "pin", "remove", "2")
     assert code == 1
     assert "There is no pin #2" in err
+
+
+def test_context_full_lists_what_went_in_and_show_prints_the_system_prompt(
+    capsys: pytest.CaptureFixture[str], doc: Path
+) -> None:
+    doc.write_text("The gateway terminates TLS for every service.")
+    assert run(capsys, "pin", "add", "maya", str(doc), "--project", "demo")[0] == 0
+    run(capsys, "memory", "add", "maya", "Rotate every signing key after a leak.", "--category", "patterns")
+    run(capsys, "memory", "add", "priya", "The login tests cover token expiry.", "--project", "demo")
+    run(capsys, "memory", "add", "maya", "Audit the vault after every key rotation.", "--project", "demo")
+    assert run(capsys, "share", "priya", "--with", "maya", "--project", "demo")[0] == 0
+
+    code, out, _ = run(capsys, "context", "maya", "--project", "demo", "--topic", "key rotation", "--full")
+    assert code == 0
+    assert "Injected lessons (1):" in out
+    assert "Audit the vault after every key rotation." in out
+    assert "Rotate every signing key" not in out  # another project's
+    assert f"#1  file {doc} · " in out
+    assert "· whole" in out
+    assert "Shared by teammates (1):" in out
+    assert "from Priya (lesson): The login tests cover token expiry." in out
+
+    code, shown, _ = run(capsys, "context", "maya", "--project", "demo", "--topic", "key rotation", "--show")
+    assert code == 0
+    assert "<memory>" in shown
+    assert "Audit the vault after every key rotation." in shown
+    assert "The gateway terminates TLS for every service." in shown
+    assert "The login tests cover token expiry." in shown
+    assert "key rotation" in shown  # the interaction context, topic included
+    assert "Injected lessons" not in shown

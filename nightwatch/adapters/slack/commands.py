@@ -24,6 +24,7 @@ from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 from nightwatch.adapters.slack.views import (
     Block,
     clear_blocks,
+    clip,
     escape,
     help_blocks,
     history_blocks,
@@ -48,6 +49,7 @@ _PERSON_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^<>]*)?>")
 COMMAND = "/nightwatch"
 # A category misspelt the likely ways (a singular, a plural): refused with the six names rather than kept as words.
 _NEAR_CATEGORIES = frozenset({"profiles", "preference", "entity", "event", "case", "pattern"})
+REPORT_MAX = 3500  # characters of a report in one message (Slack shows at most 4,000 in a message's text)
 UNEXPECTED = "Something went wrong on our side; the error was logged. Try again in a moment."
 
 
@@ -248,10 +250,14 @@ class SlashCommands:
         raise NotFoundError(f"{persona.name} has no lesson with id {lesson_id!r}; `{COMMAND} memory` shows the ids.")
 
     def context(self, call: Invocation, rest: str) -> Reply:
-        persona, _ = self._persona_and_rest(rest)
+        persona, more = self._persona_and_rest(rest)
+        if more and more.lower() != "full":
+            name = persona.name
+            raise InvalidInputError(f"Use `{COMMAND} context {name}` or `{COMMAND} context {name} full`.")
         project = self._channels.project_for(call.channel)
         budget = self._engine.context_budget(persona.name, project)
-        return Reply(f"```{escape(render_budget(persona, project, budget))}```")
+        report = render_budget(persona, project, budget, full=bool(more))
+        return Reply(f"```{escape(clip(report, REPORT_MAX))}```")
 
     def project(self, call: Invocation, rest: str) -> Reply:
         if not rest:

@@ -162,6 +162,16 @@ def test_forget_is_for_admins_only(stack: Stack, fake: FakeSlack) -> None:
     assert stack.memory.lessons(stack.personas.get("Carlos"), "general") == []
 
 
+def test_context_full_lists_the_lessons_that_went_into_the_prompt(stack: Stack, fake: FakeSlack) -> None:
+    stack.command(fake, f"remember Maya events: {LESSON}")
+    report = text_of(stack.command(fake, "context Maya full"))
+    assert "Injected lessons (1):" in report
+    assert f"[events] {LESSON}" in report
+    assert "Pinned documents (0):" in report
+    assert "Injected lessons" not in text_of(stack.command(fake, "context Maya"))
+    assert "context Maya full" in text_of(stack.command(fake, "context Maya everything"))
+
+
 def test_domain_errors_come_back_as_their_message(stack: Stack, fake: FakeSlack) -> None:
     answer = stack.command(fake, "memory Nobody")
     assert "No persona is called 'Nobody'" in text_of(answer)
