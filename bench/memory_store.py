@@ -31,7 +31,7 @@ from sqlalchemy.engine import make_url
 
 from bench.read_latency import PERSONA, PROJECT, FixedClock, NoModel, memory_file, queries
 from nightwatch.adapters.db import DatabaseMemoryStore, make_engine, upgrade
-from nightwatch.adapters.files.store import FileMemoryStore
+from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.recall import Recall

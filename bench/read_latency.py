@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from nightwatch.adapters.encoder.embeddings import MiniLMEncoder
-from nightwatch.adapters.files.store import FileMemoryStore
+from nightwatch.adapters.encoder import MiniLMEncoder
+from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.domain.llm import LLMRequest, LLMResponse
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from nightwatch.adapters.secrets.redaction import redact, redact_new_lines
+from nightwatch.adapters.secrets import redact, redact_new_lines
 
 DATA = Path(__file__).resolve().parent / "data" / "persona_lessons.jsonl"
 ADDED = ("detect-secrets", "requests", "urllib3", "charset-normalizer", "certifi")

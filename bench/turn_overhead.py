@@ -34,10 +34,9 @@ from nightwatch.adapters.db import (
     make_engine,
     upgrade,
 )
-from nightwatch.adapters.files.store import FileMemoryStore
+from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.adapters.persona_files import load_default_personas
-from nightwatch.adapters.pins.files import SafePinFiles
-from nightwatch.adapters.pins.pages import PageFetcher
+from nightwatch.adapters.pins import PageFetcher, SafePinFiles
 from nightwatch.domain.context import ContextReader, ContextSource
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy, DeliberationRequest
 from nightwatch.domain.deliberation.models import Verdict

@@ -30,7 +30,7 @@ from typing import Any
 
 from bench.retrieval_data import Case, load
 from bench.vectors import CachedEncoder
-from nightwatch.adapters.files.store import FileMemoryStore
+from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM, category_for
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.llm import LLM

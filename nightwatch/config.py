@@ -1,25 +1,25 @@
-"""Settings: the only place that reads the environment.
+"""Settings: what Night Watch runs with, built from the environment (this module and environment.py, which reads and
+checks each variable for it, are the only readers of the environment).
 
 `Settings.from_env()` validates every variable; a bad value raises ConfigError naming the variable and what it
 accepts, so start-up stops with a message a person can act on.
 
 `NIGHTWATCH_SETTINGS_FILE` names an optional file of `NAME=value` lines with the same names; what it sets wins over
 the environment (it is the place a person edits to change a running app: see live_settings.py), and a name it
-leaves out keeps the environment's value. The file is read here too, and refused whole when any line is wrong.
+leaves out keeps the environment's value. The file is refused whole when any line is wrong.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal
 
-from nightwatch.adapters.files.small_file import Problem, SmallFileError, read_small_text
 from nightwatch.domain.errors import ConfigError
+from nightwatch.environment import Reader, read_settings_file, settings_file_path
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_SLACK_API_URL = "https://slack.com/api/"
@@ -29,12 +29,6 @@ LOCAL_MEMORY_NOTICE = (
     "({agents}), so other replicas neither see nor change it. Unset NIGHTWATCH_MEMORY_STORE (or set it to database) "
     "to keep memory in the shared database."
 )
-
-SETTINGS_FILE = "NIGHTWATCH_SETTINGS_FILE"
-SETTINGS_FILE_MAX_BYTES = 64 * 1024
-_SETTING_LINE = re.compile(r"^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -112,9 +106,9 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Build settings from `env` (default: os.environ); raise ConfigError on any bad value."""
         env = os.environ if env is None else env
-        settings_file = _settings_file(env)
+        settings_file = settings_file_path(env)
         file_values = read_settings_file(settings_file) if settings_file else {}
-        reader = _Reader({**env, **file_values}, file=settings_file, from_file=frozenset(file_values))
+        reader = Reader({**env, **file_values}, file=settings_file, from_file=frozenset(file_values))
         home = Path(reader.text("NIGHTWATCH_HOME") or "~/.night-watch").expanduser().resolve()
         api_key = reader.text("ANTHROPIC_API_KEY")
         llm_name = reader.choice("NIGHTWATCH_LLM", ("anthropic", "offline"), "anthropic" if api_key else "offline")
@@ -190,154 +184,3 @@ class Settings:
 def _shared(database_url: str) -> bool:
     """Whether the database is PostgreSQL, the one several replicas share."""
     return database_url.startswith("postgresql")
-
-
-def _settings_file(env: Mapping[str, str]) -> Path | None:
-    raw = env.get(SETTINGS_FILE, "").strip()
-    return Path(raw).expanduser().absolute() if raw else None
-
-
-def read_settings_file(path: Path) -> dict[str, str]:
-    """The `NAME=value` lines of a settings file, by name; raise ConfigError naming the file, the line and the fix.
-
-    Blank lines and lines starting with `#` are skipped; `export ` before a name and quotes around a value are
-    allowed (a shell can source the same file). The file itself is opened without following a symbolic link.
-    """
-    where = f"{SETTINGS_FILE} {path}"
-    try:
-        text = read_small_text(path, max_bytes=SETTINGS_FILE_MAX_BYTES)
-    except SmallFileError as err:
-        fix = {
-            Problem.LINK: f"is a symbolic link; point {SETTINGS_FILE} at the file itself.",
-            Problem.NOT_FILE: f"is not a file; point {SETTINGS_FILE} at a file of NAME=value lines.",
-            Problem.TOO_LARGE: f"is over {SETTINGS_FILE_MAX_BYTES // 1024} KB; it holds only NAME=value lines.",
-            Problem.NOT_UTF8: "is not UTF-8 text; save it as UTF-8.",
-            Problem.UNREADABLE: f"could not be read ({err.strerror}); create it, or unset {SETTINGS_FILE}.",
-        }
-        raise ConfigError(f"{where} {fix[err.problem]}") from None
-    values: dict[str, str] = {}
-    lines: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        match = _SETTING_LINE.match(stripped)
-        if match is None:
-            raise ConfigError(f"{where}, line {number}: write NAME=value (for example NIGHTWATCH_MAX_ROUNDS=3).")
-        name, value = match.group(1), _unquoted(match.group(2).strip())
-        if name == SETTINGS_FILE:
-            raise ConfigError(f"{where}, line {number}: {SETTINGS_FILE} can only be set in the environment.")
-        if name in lines:
-            raise ConfigError(f"{where}, line {number}: {name} is set twice (line {lines[name]} too); keep one.")
-        values[name], lines[name] = value, number
-    return values
-
-
-def _unquoted(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
-
-
-class _Reader:
-    """Reads and checks variables from `env`; a complaint about one the settings file set names the file."""
-
-    def __init__(self, env: Mapping[str, str], *, file: Path | None = None, from_file: frozenset[str] = frozenset()):
-        self._env = env
-        self._file = file
-        self._from_file = from_file
-        self._asked: set[str] = set()
-
-    def where(self, *names: str) -> str:
-        """ " (set in FILE)" when the settings file set one of `names`; else nothing."""
-        return f" (set in {self._file})" if self._from_file & set(names) else ""
-
-    def refuse_unknown(self) -> None:
-        """Refuse a settings file that sets a name no setting has (a typo would otherwise be ignored silently)."""
-        unknown = sorted(self._from_file - self._asked)
-        if unknown:
-            raise ConfigError(
-                f"{SETTINGS_FILE} {self._file} sets {unknown[0]}, which is not a Night Watch setting; fix the name "
-                "(docs/operations.md lists them) or remove the line."
-            )
-
-    def text(self, name: str) -> str | None:
-        self._asked.add(name)
-        value = self._env.get(name, "").strip()
-        return value or None
-
-    def _parse(self, name: str, default: T, parse: Callable[[str], T], accepts: str) -> T:
-        raw = self.text(name)
-        if raw is None:
-            return default
-        try:
-            return parse(raw)
-        except ValueError:
-            raise ConfigError(f"{name}={raw!r} is not valid; it accepts {accepts}{self.where(name)}.") from None
-
-    def integer(self, name: str, default: int, *, minimum: int = 0, maximum: int | None = None) -> int:
-        accepts = f"a whole number from {minimum}" + (f" to {maximum}" if maximum is not None else " up")
-        value = self._parse(name, default, int, accepts)
-        if value < minimum or (maximum is not None and value > maximum):
-            raise ConfigError(f"{name}={value} is out of range; it accepts {accepts}{self.where(name)}.")
-        return value
-
-    def number(self, name: str, default: float, *, minimum: float) -> float:
-        accepts = f"a number of at least {minimum}"
-        value = self._parse(name, default, float, accepts)
-        if not value >= minimum:
-            raise ConfigError(f"{name}={value} is out of range; it accepts {accepts}{self.where(name)}.")
-        return value
-
-    def choice(self, name: str, options: tuple[str, ...], default: str, *, upper: bool = False) -> str:
-        raw = self.text(name)
-        if raw is None:
-            return default
-        value = raw.upper() if upper else raw.lower()
-        if value not in options:
-            raise ConfigError(
-                f"{name}={raw!r} is not valid; it accepts one of: {', '.join(options)}{self.where(name)}."
-            )
-        return value
-
-    def folders(self, name: str) -> tuple[Path, ...]:
-        """Absolute folders separated by os.pathsep (':' on Linux), normalised; none when unset."""
-        raw = self.text(name) or ""
-        folders = [part.strip() for part in raw.split(os.pathsep) if part.strip()]
-        relative = [folder for folder in folders if not os.path.isabs(folder)]
-        if relative:
-            raise ConfigError(
-                f"{name} holds {relative[0]!r}, which is not an absolute folder; it accepts absolute folders "
-                f"separated by {os.pathsep!r}, e.g. /srv/docs{os.pathsep}/srv/runbooks."
-            )
-        return tuple(dict.fromkeys(Path(os.path.normpath(folder)) for folder in folders))
-
-    def names(self, name: str) -> frozenset[str]:
-        """Comma- or space-separated names, lower-cased; none when unset."""
-        raw = (self.text(name) or "").replace(" ", ",")
-        return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
-
-    def token(self, name: str, prefix: str) -> str | None:
-        value = self.text(name)
-        if value is not None and not value.startswith(prefix):
-            raise ConfigError(
-                f"{name} is not valid; it accepts a Slack token starting with {prefix!r}{self.where(name)}."
-            )
-        return value
-
-    def url(self, name: str, default: str) -> str:
-        value = self.text(name) or default
-        if not value.startswith(("http://", "https://")):
-            raise ConfigError(
-                f"{name}={value!r} is not valid; it accepts an http:// or https:// URL{self.where(name)}."
-            )
-        return value if value.endswith("/") else value + "/"
-
-    def folder(self, name: str, accepts: str) -> Path | None:
-        raw = self.text(name)
-        if raw is None:
-            return None
-        path = Path(raw).expanduser().absolute()
-        if not path.is_dir():
-            raise ConfigError(f"{name}={raw!r} is not a folder; it accepts {accepts}{self.where(name)}.")
-        return path

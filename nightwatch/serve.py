@@ -12,8 +12,8 @@ import signal
 import threading
 from types import FrameType
 
-from nightwatch.adapters.runtime.hot_reload import HotReload
-from nightwatch.adapters.secrets.redaction import install_redaction
+from nightwatch.adapters.runtime import HotReload
+from nightwatch.adapters.secrets import install_redaction
 from nightwatch.adapters.slack import GRACE_SECONDS, SET_UP, EagerAckSocketModeHandler, SlackApp
 from nightwatch.domain.errors import ConfigError
 

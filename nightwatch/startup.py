@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from nightwatch.adapters.db import SchemaChange, upgrade
 from nightwatch.adapters.encoder import embeddings
 from nightwatch.adapters.persona_files import PersonaFolders
-from nightwatch.adapters.runtime.hot_reload import report_persona_files
+from nightwatch.adapters.runtime import report_persona_files
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine
 from nightwatch.domain.errors import StorageError

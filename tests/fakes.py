@@ -30,7 +30,7 @@ from nightwatch.domain.llm import LLMRequest, LLMResponse, Purpose, Usage
 from nightwatch.domain.memory.models import PendingLesson
 from nightwatch.domain.memory.ports import FolderMove
 from nightwatch.domain.models import Persona, ThreadMessage
-from nightwatch.domain.personas.names import check_slug
+from nightwatch.domain.names import check_slug
 from nightwatch.domain.pins.models import Pin, PinKind
 from nightwatch.domain.pins.ports import PinSnapshot
 from nightwatch.domain.sharing.models import Share

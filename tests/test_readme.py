@@ -1,5 +1,6 @@
-"""The README and docs/ stay true: every setting config.py reads is documented, every documented command parses,
-the stated ranges are the enforced ones, the README stays a short front door, and every link between them resolves."""
+"""The README and docs/ stay true: every setting config.py (with environment.py) reads is documented, every
+documented command parses, the stated ranges are the enforced ones, the README stays a short front door, and every
+link between them resolves."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from nightwatch.domain.pins import PIN_PATH_MAX, PIN_TEXT_MAX, PIN_URL_MAX
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 OPERATIONS = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
-CONFIG = (ROOT / "nightwatch" / "config.py").read_text(encoding="utf-8")
+CONFIG = "\n".join((ROOT / "nightwatch" / name).read_text(encoding="utf-8") for name in ("config.py", "environment.py"))
 
 
 def config_variables() -> set[str]:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from nightwatch.config import Settings, read_settings_file
+from nightwatch.config import Settings
 from nightwatch.domain.errors import ConfigError
+from nightwatch.environment import read_settings_file
 
 
 def settings_with(tmp_path: Path, text: str, **env: str) -> Settings:

@@ -15,10 +15,10 @@ from pathlib import Path
 import yaml
 
 import nightwatch
-from nightwatch.adapters.files.small_file import Problem, SmallFileError, read_small_text
 from nightwatch.domain.errors import ConfigError, InvalidInputError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import FilePersona, persona_from_dict
+from nightwatch.small_file import Problem, SmallFileError, read_small_text
 
 MAX_FILE_BYTES = 256 * 1024  # a rich persona is about 10 KB
 

@@ -17,7 +17,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
-from nightwatch.adapters.secrets.redaction import redact_backstop, redact_data
+from nightwatch.adapters.secrets import redact_backstop, redact_data
 from nightwatch.domain.deliberation import DeliberationResult
 from nightwatch.domain.deliberation.models import Verdict
 from nightwatch.domain.llm import Usage

@@ -9,7 +9,7 @@ import sys
 import uuid
 from typing import TextIO
 
-from nightwatch.adapters.runtime.hot_reload import HotReload
+from nightwatch.adapters.runtime import HotReload
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import (

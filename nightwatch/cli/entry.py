@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Engine
 
-from nightwatch.adapters.secrets.redaction import install_redaction, redact
+from nightwatch.adapters.secrets import install_redaction, redact
 from nightwatch.cli.arguments import build_parser
 from nightwatch.cli.options import Handler
 from nightwatch.config import OFFLINE_NOTICE, Settings

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from nightwatch.adapters.files.folder import FolderDocument, read_folder, write_folder
+from nightwatch.adapters.files import FolderDocument, read_folder, write_folder
 from nightwatch.config import Settings
 from nightwatch.domain.errors import ConfigError, NightWatchError, NotFoundError, StorageError
 from nightwatch.domain.memory import MemoryTransfer

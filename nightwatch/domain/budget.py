@@ -14,8 +14,7 @@ from nightwatch.domain.memory import MEMORY
 from nightwatch.domain.memory.models import MemoryBlock
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.pins import PINS, PackedPin, PinBlock
-from nightwatch.domain.sharing import SHARED, SharedBlock
-from nightwatch.domain.sharing.block import SharedItem
+from nightwatch.domain.sharing import SHARED, SharedBlock, SharedItem
 
 _REPORTED = (MEMORY, PINS, SHARED)
 

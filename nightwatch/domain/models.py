@@ -69,7 +69,7 @@ class Persona:
     id: int | None = None
 
 
-# What a lesson is about (memory/categories.py describes each and how curation treats it).
+# What a lesson is about (memory/models.py describes each and how curation treats it).
 Category = Literal["profile", "preferences", "entities", "events", "cases", "patterns"]
 
 

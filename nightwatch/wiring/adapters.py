@@ -15,15 +15,12 @@ from nightwatch.adapters.db import (
     SqlShareRepository,
     make_engine,
 )
-from nightwatch.adapters.files.store import FileMemoryStore
+from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.persona_files import PersonaFolders
-from nightwatch.adapters.pins.files import SafePinFiles
-from nightwatch.adapters.pins.pages import PageFetcher
-from nightwatch.adapters.runtime.clock import SystemClock
-from nightwatch.adapters.runtime.hot_reload import HotReload
-from nightwatch.adapters.runtime.liveness import ProcessLiveness
-from nightwatch.adapters.secrets.redaction import RedactingLLM
+from nightwatch.adapters.pins import PageFetcher, SafePinFiles
+from nightwatch.adapters.runtime import HotReload, ProcessLiveness, SystemClock
+from nightwatch.adapters.secrets import RedactingLLM
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
 from nightwatch.domain.llm import LLM

@@ -12,8 +12,8 @@ from slack_bolt import App
 from slack_sdk import WebClient
 
 from nightwatch.adapters.db import SlackState
-from nightwatch.adapters.pins.watch import PinWatch
-from nightwatch.adapters.runtime.scheduler import ProactiveScheduler
+from nightwatch.adapters.pins import PinWatch
+from nightwatch.adapters.runtime import ProactiveScheduler
 from nightwatch.adapters.slack import (
     AdminCheck,
     Authorization,

@@ -17,8 +17,8 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from nightwatch.adapters.db.schema import deliberations, thread_summaries, turns, utc
-from nightwatch.adapters.runtime.clock import SystemClock
-from nightwatch.adapters.secrets.redaction import redact_backstop
+from nightwatch.adapters.runtime import SystemClock
+from nightwatch.adapters.secrets import redact_backstop
 from nightwatch.domain.deliberation.models import Decision, Deliberation, DeliberationStatus, Turn, Verdict
 from nightwatch.domain.deliberation.ports import recent_limit
 from nightwatch.domain.errors import NotFoundError, StorageError

@@ -22,35 +22,34 @@ write racing a rename lands under the old slug, where a persona created later wi
 
 from __future__ import annotations
 
-import re
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import PurePosixPath
+from datetime import datetime
 
-from sqlalchemy import Connection, Engine, and_, case, exists, false, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, Engine, and_, case, false, select
 
 from nightwatch.adapters.db import vector_segments
-from nightwatch.adapters.db.schema import memory_documents, personas
+from nightwatch.adapters.db.memory_rows import (
+    AGENTS,
+    KnownTexts,
+    documents,
+    free_archive_name,
+    give,
+    locked_row,
+    owner_of,
+    owns,
+    refuse_unless,
+    write_row,
+)
+from nightwatch.adapters.db.schema import personas
 from nightwatch.adapters.db.transactions import Bind, database_errors, transaction
-from nightwatch.adapters.secrets.redaction import redact_new_lines
+from nightwatch.adapters.secrets import redact_new_lines
 from nightwatch.domain.arrays import Arrays
-from nightwatch.domain.errors import MemoryMovedError, StorageError
 from nightwatch.domain.memory.ports import FolderMove
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.vectors import VectorTable
 
 __all__ = ["DatabaseMemoryStore"]
-
-AGENTS = PurePosixPath("agents")
-ARCHIVED = ".archived"
-_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_ARCHIVE_NAME = re.compile(rf"{_SLUG.pattern}-\d{{8}}T\d{{6}}Z(?:-\d+)?")
-
-documents = memory_documents
 
 
 class DatabaseMemoryStore:
@@ -63,7 +62,7 @@ class DatabaseMemoryStore:
     def __init__(self, bind: Bind, *, fenced: bool = False) -> None:
         self._bind = bind  # an Engine, or a Connection whose transaction every call joins
         self._fenced = fenced
-        self._known = _KnownTexts()
+        self._known = KnownTexts()
 
     # --- text ---------------------------------------------------------------------------------------------------
 
@@ -95,43 +94,43 @@ class DatabaseMemoryStore:
         owner, project = check_slug(persona_slug), check_slug(project_slug)
         with self._writing("write a memory") as conn:
             held = self._hold(conn, owner)
-            row = _locked(conn, owner, project)
+            row = locked_row(conn, owner, project)
             if row is None:
                 if change("") == "":
                     return ""  # nothing to write: create no row for it
-                _refuse_unless(held, owner)
-                row = _locked(conn, owner, project, create=True)
+                refuse_unless(held, owner)
+                row = locked_row(conn, owner, project, create=True)
                 assert row is not None
             old = row.text
             new = change(old)
             if new != old:
-                _refuse_unless(held, owner)
+                refuse_unless(held, owner)
                 new = redact_new_lines(old, new, "a memory document")
-                _write(conn, row, text=new)
+                write_row(conn, row, text=new)
             return new
 
     def replace_keeping_previous(self, persona_slug: str, project_slug: str, expected: str, text: str) -> bool:
         """If the text is still `expected`, keep it as the previous version and write `text`; else write nothing."""
         owner, project = check_slug(persona_slug), check_slug(project_slug)
         with self._writing("write a compacted memory") as conn:
-            _refuse_unless(self._hold(conn, owner), owner)
-            row = _locked(conn, owner, project)
+            refuse_unless(self._hold(conn, owner), owner)
+            row = locked_row(conn, owner, project)
             if (row.text if row is not None else "") != expected:
                 return False
-            row = row or _locked(conn, owner, project, create=True)
+            row = row or locked_row(conn, owner, project, create=True)
             assert row is not None
-            _write(conn, row, text=redact_new_lines(expected, text, "a memory document"), previous=expected)
+            write_row(conn, row, text=redact_new_lines(expected, text, "a memory document"), previous=expected)
             return True
 
     def rollback(self, persona_slug: str, project_slug: str) -> bool:
         """Restore the previous version over the text; False when there is none."""
         owner, project = check_slug(persona_slug), check_slug(project_slug)
         with self._writing("roll a memory back") as conn:
-            _refuse_unless(self._hold(conn, owner), owner)
-            row = _locked(conn, owner, project)
+            refuse_unless(self._hold(conn, owner), owner)
+            row = locked_row(conn, owner, project)
             if row is None or row.previous is None:
                 return False
-            _write(conn, row, text=row.previous, previous=None)
+            write_row(conn, row, text=row.previous, previous=None)
             return True
 
     def projects(self, persona_slug: str) -> list[str]:
@@ -166,8 +165,8 @@ class DatabaseMemoryStore:
         if not len(table) and keep is None:
             return
         with self._writing("store a memory's vectors") as conn:
-            _refuse_unless(self._hold(conn, owner), owner)
-            row = _locked(conn, owner, project, create=bool(len(table)))
+            refuse_unless(self._hold(conn, owner), owner)
+            row = locked_row(conn, owner, project, create=bool(len(table)))
             if row is not None:
                 vector_segments.save(conn, row.id, table, keep)
 
@@ -188,35 +187,35 @@ class DatabaseMemoryStore:
         if old == new:
             return FolderMove(moved=False)
         with self._writing("move a renamed persona's memory") as conn:
-            if not _owns(conn, old):
+            if not owns(conn, old):
                 return FolderMove(moved=False)
             set_aside = None
-            if _owns(conn, new):
-                set_aside = _free_archive_name(conn, new, now)
-                _give(conn, new, set_aside)
-            _give(conn, old, new)
+            if owns(conn, new):
+                set_aside = free_archive_name(conn, new, now)
+                give(conn, new, set_aside)
+            give(conn, old, new)
         return FolderMove(True, AGENTS / old, AGENTS / new, AGENTS / set_aside if set_aside else None)
 
     def archive(self, slug: str, now: datetime) -> FolderMove:
         """Move agents/<slug>'s rows to agents/.archived/<slug>-<UTC timestamp>; no rows is a no-op."""
         owner = check_slug(slug)
         with self._writing("archive a deleted persona's memory") as conn:
-            if not _owns(conn, owner):
+            if not owns(conn, owner):
                 return FolderMove(moved=False)
-            name = _free_archive_name(conn, owner, now)
-            _give(conn, owner, name)
+            name = free_archive_name(conn, owner, now)
+            give(conn, owner, name)
         return FolderMove(True, AGENTS / owner, AGENTS / name)
 
     def restore(self, move: FolderMove) -> None:
         """Undo a migrate or archive: the rows go back, then any that were set aside return."""
         if not move.moved or move.source is None or move.target is None:
             return
-        source, target = _owner(move.source), _owner(move.target)
-        set_aside = _owner(move.set_aside) if move.set_aside is not None else None
+        source, target = owner_of(move.source), owner_of(move.target)
+        set_aside = owner_of(move.set_aside) if move.set_aside is not None else None
         with self._writing("move memory back") as conn:
-            _give(conn, target, source)
+            give(conn, target, source)
             if set_aside is not None:
-                _give(conn, set_aside, target)
+                give(conn, set_aside, target)
 
     def moving(self, *persona_slugs: str) -> nullcontext[None]:
         """Nothing to hold: a rename or delete changes the persona row that fenced writes lock (see the module doc)."""
@@ -244,94 +243,3 @@ class DatabaseMemoryStore:
     def _writing(self, doing: str) -> Iterator[Connection]:
         with database_errors(doing), transaction(self._bind, write=True) as conn:
             yield conn
-
-
-class _KnownTexts:
-    """The text last read of each document, with its row id and version (a row's version grows with every write)."""
-
-    def __init__(self, size: int = 256) -> None:
-        self._size = size
-        self._texts: dict[tuple[str, str], tuple[int, int, str]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, owner: str, project: str) -> tuple[int, int, str] | None:
-        with self._lock:
-            return self._texts.get((owner, project))
-
-    def put(self, owner: str, project: str, known: tuple[int, int, str]) -> None:
-        with self._lock:
-            self._texts.pop((owner, project), None)
-            if len(self._texts) >= self._size:
-                self._texts.pop(next(iter(self._texts)))
-            self._texts[(owner, project)] = known
-
-
-@dataclass(frozen=True)
-class _Locked:
-    """A document row this transaction holds the lock of."""
-
-    id: int
-    text: str
-    version: int
-    previous: str | None
-
-
-def _locked(conn: Connection, owner: str, project: str, *, create: bool = False) -> _Locked | None:
-    """The document's row, locked until the transaction ends; with `create`, inserted first when missing."""
-    query = (
-        select(documents.c.id, documents.c.text, documents.c.version, documents.c.previous)
-        .where(documents.c.owner == owner, documents.c.project == project)
-        .with_for_update()
-    )
-    row = conn.execute(query).first()
-    if row is None and create:
-        values = {"owner": owner, "project": project, "text": "", "version": 0, "updated_at": datetime.now(UTC)}
-        insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-        conn.execute(insert(documents).values(**values).on_conflict_do_nothing(index_elements=["owner", "project"]))
-        row = conn.execute(query).first()
-    return None if row is None else _Locked(int(row.id), str(row.text), int(row.version), row.previous)
-
-
-def _refuse_unless(held: bool, owner: str) -> None:
-    """MemoryMovedError unless a persona holds `owner` (see DatabaseMemoryStore._hold): then nothing is written."""
-    if not held:
-        raise MemoryMovedError(
-            f"No persona holds the memory of {owner} any more: it was renamed or deleted while this was being "
-            "written, so nothing was written there. Run the command again with the persona's current name."
-        )
-
-
-def _write(conn: Connection, row: _Locked, *, text: str, **also: str | None) -> None:
-    """Store a new version of a locked row's text (and, when given, its previous version)."""
-    values = {"text": text, "version": row.version + 1, "updated_at": datetime.now(UTC), **also}
-    conn.execute(update(documents).where(documents.c.id == row.id).values(**values))
-
-
-def _owns(conn: Connection, owner: str) -> bool:
-    return bool(conn.execute(select(exists().where(documents.c.owner == owner))).scalar())
-
-
-def _give(conn: Connection, owner: str, to: str) -> None:
-    conn.execute(update(documents).where(documents.c.owner == owner).values(owner=to))
-
-
-def _free_archive_name(conn: Connection, slug: str, now: datetime) -> str:
-    """`.archived/<slug>-<UTC timestamp>`, with -2, -3, ... when that is taken."""
-    base = f"{ARCHIVED}/{slug}-{now.astimezone(UTC):%Y%m%dT%H%M%SZ}"
-    candidate, counter = base, 2
-    while _owns(conn, candidate):
-        candidate, counter = f"{base}-{counter}", counter + 1
-    return candidate
-
-
-def _owner(rel: PurePosixPath) -> str:
-    """The owner a FolderMove path names: agents/<slug> or agents/.archived/<slug>-<timestamp>; nothing else."""
-    parts = rel.parts
-    if len(parts) == 2 and parts[0] == AGENTS.name and _SLUG.fullmatch(parts[1]):
-        return check_slug(parts[1])
-    if len(parts) == 3 and parts[:2] == (AGENTS.name, ARCHIVED) and _ARCHIVE_NAME.fullmatch(parts[2]):
-        return f"{ARCHIVED}/{parts[2]}"
-    raise StorageError(
-        f"Refusing to move {rel}: it names no memory (agents/<slug> or agents/{ARCHIVED}/<slug>-<timestamp>). "
-        "Nothing was moved; report this as a bug."
-    )

@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from nightwatch.adapters.db.schema import pins, utc
 from nightwatch.adapters.db.transactions import Bind, begin
-from nightwatch.adapters.secrets.redaction import redact_backstop
+from nightwatch.adapters.secrets import redact_backstop
 from nightwatch.domain.errors import NotFoundError, StorageError
 from nightwatch.domain.pins import snapshot_hash
 from nightwatch.domain.pins.models import Pin, PinKind, PinStatus

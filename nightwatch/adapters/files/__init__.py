@@ -1,1 +1,11 @@
 """The files MemoryStore: memory documents, read indexes and vectors under NIGHTWATCH_HOME."""
+
+from nightwatch.adapters.files.folder import FolderDocument, read_folder, write_folder
+from nightwatch.adapters.files.store import FileMemoryStore
+
+__all__ = [
+    "FileMemoryStore",
+    "FolderDocument",
+    "read_folder",
+    "write_folder",
+]

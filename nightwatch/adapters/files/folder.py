@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nightwatch.adapters.files.small_file import Problem, SmallFileError, read_small_text
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, StorageError
 from nightwatch.domain.personas import check_slug
+from nightwatch.small_file import Problem, SmallFileError, read_small_text
 
 AGENTS = "agents"
 MEMORIES = "memories"

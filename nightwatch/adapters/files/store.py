@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -26,10 +25,11 @@ from pathlib import Path, PurePosixPath
 
 from nightwatch.adapters.files import index_file, vector_file
 from nightwatch.adapters.files.disk import LOCK, MemoryDisk
+from nightwatch.adapters.files.entries import held_by_a_persona, is_file, is_folder, is_slug
 from nightwatch.adapters.files.paths import AGENTS, ARCHIVED, FILE, MEMORIES, Kind, MemoryPaths
-from nightwatch.adapters.secrets.redaction import redact_new_lines
+from nightwatch.adapters.secrets import redact_new_lines
 from nightwatch.domain.arrays import Arrays
-from nightwatch.domain.errors import InvalidNameError, MemoryMovedError, StorageError
+from nightwatch.domain.errors import MemoryMovedError, StorageError
 from nightwatch.domain.memory.ports import FolderMove
 from nightwatch.domain.personas import check_slug
 from nightwatch.domain.personas.ports import PersonaRepository
@@ -97,10 +97,10 @@ class FileMemoryStore:
         """Restore main.md.prev over main.md; False when there is no previous version."""
         path = self._file(persona_slug, project_slug)
         previous = self._paths.beside(path, PREVIOUS)
-        if not _is_file(previous):
+        if not is_file(previous):
             return False
         with self._writing(persona_slug), self._disk.locked(path.parent):
-            if not _is_file(self._paths.beside(path, PREVIOUS)):
+            if not is_file(self._paths.beside(path, PREVIOUS)):
                 return False
             self._disk.io(lambda: os.replace(previous, path), f"restore {self._rel(previous)}")
             self._disk.sync_folder(path.parent)
@@ -109,11 +109,11 @@ class FileMemoryStore:
     def projects(self, persona_slug: str) -> list[str]:
         """Project slugs that have a memory file for this persona (links and odd entries are not projects)."""
         folder = self._paths.checked(self._paths.agent(persona_slug) / MEMORIES, Kind.FOLDER)
-        if not _is_folder(folder):
+        if not is_folder(folder):
             return []
         entries = self._disk.io(lambda: sorted(os.listdir(folder)), f"list {self._rel(folder)}")
         return [
-            name for name in entries if _is_slug(name) and _is_file(folder / name / FILE) and _is_folder(folder / name)
+            name for name in entries if is_slug(name) and is_file(folder / name / FILE) and is_folder(folder / name)
         ]
 
     def location(self, persona_slug: str, project_slug: str) -> str:
@@ -159,7 +159,7 @@ class FileMemoryStore:
         """Replace main.index with `arrays()`, without the lock and without fsync: it only saves work, and whoever
         finds it damaged or stale makes it again. A memory folder that does not exist (moved meanwhile) gets none."""
         path = self._index_file(persona_slug, project_slug)
-        if _is_folder(path.parent):
+        if is_folder(path.parent):
             self._disk.write_cache(path, index_file.encode(arrays()))
 
     # --- folders ------------------------------------------------------------------------------------------------
@@ -229,7 +229,7 @@ class FileMemoryStore:
             return
         with contextlib.ExitStack() as stack:
             self._take(stack, slug, shared=True)
-            if self._personas is not None and not _held_by_a_persona(self._personas, slug):
+            if self._personas is not None and not held_by_a_persona(self._personas, slug):
                 raise MemoryMovedError(
                     f"No persona holds agents/{slug}/ any more: it was renamed or deleted while this was being "
                     "written, so nothing was written there. Run the command again with the persona's current name."
@@ -279,32 +279,3 @@ class FileMemoryStore:
 
     def _rel_text(self, path: Path) -> str:
         return self._paths.rel_text(path)
-
-
-def _is_file(path: Path) -> bool:
-    """True for a regular file; a link is never a file here."""
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _is_folder(path: Path) -> bool:
-    """True for a real folder; a link is never a folder here."""
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _held_by_a_persona(personas: PersonaRepository, slug: str) -> bool:
-    found = personas.find(slug)  # a name matches before a slug does; a name that is a slug is that persona's
-    return found is not None and found.slug == slug
-
-
-def _is_slug(name: str) -> bool:
-    try:
-        check_slug(name)
-    except InvalidNameError:
-        return False
-    return True

@@ -22,11 +22,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from nightwatch.adapters.files.small_file import FLAGS, read_at_most
-from nightwatch.adapters.secrets.redaction import redact
+from nightwatch.adapters.secrets import redact
 from nightwatch.domain.errors import InvalidInputError, NotFoundError
 from nightwatch.domain.inputs import shown
 from nightwatch.domain.pins.ports import PinSnapshot
+from nightwatch.small_file import FLAGS, read_at_most
 
 MAX_BYTES = 256 * 1024
 ROOTS_SETTING = "NIGHTWATCH_PIN_ROOTS"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
-from nightwatch.adapters.secrets.redaction import redact
+from nightwatch.adapters.secrets import redact
 from nightwatch.domain.errors import FetchError, InvalidInputError, NotFoundError
 from nightwatch.domain.inputs import shown
 from nightwatch.domain.pins import validate_pin_url

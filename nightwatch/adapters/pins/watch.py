@@ -15,8 +15,7 @@ import logging
 import threading
 from pathlib import Path
 
-from nightwatch.adapters.runtime.ticker import Ticker
-from nightwatch.adapters.runtime.watch import FileWatch
+from nightwatch.adapters.runtime import FileWatch, Ticker
 from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.pins import PinService
 

@@ -11,18 +11,30 @@ import os
 import socket
 import uuid
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Protocol
 
-from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.runtime.ticker import Ticker
 from nightwatch.domain.deliberation.ports import Poster
 from nightwatch.domain.ports import Clock
-from nightwatch.domain.proactive import ProactiveOutcome, ProactiveService
+from nightwatch.domain.proactive import ChannelActivity, ProactiveOutcome, ProactiveService
 
 log = logging.getLogger(__name__)
 
 LEASE = "proactive"
 DEFAULT_TICK_SECONDS = 60.0
+
+
+class SchedulerState(Protocol):
+    """What the scheduler keeps in the shared database (db.SlackState): its lease, and each channel's activity."""
+
+    def try_acquire(self, name: str, holder: str, now: datetime, ttl: timedelta) -> bool: ...
+
+    def release(self, name: str, holder: str) -> None: ...
+
+    def channels(self) -> list[ChannelActivity]: ...
+
+    def mark_proactive(self, channel: str, now: datetime) -> None: ...
 
 
 def replica_id() -> str:
@@ -37,7 +49,7 @@ class ProactiveScheduler:
         self,
         *,
         service: ProactiveService,
-        state: SlackState,
+        state: SchedulerState,
         clock: Clock,
         poster_for: Callable[[str], Poster],
         channel_name: Callable[[str], str],

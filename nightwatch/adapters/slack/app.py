@@ -20,8 +20,8 @@ from slack_bolt.logger.messages import warning_client_prioritized_and_token_skip
 from slack_sdk import WebClient
 from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, RetryHandler
 
-from nightwatch.adapters.pins.watch import PinWatch
-from nightwatch.adapters.runtime.scheduler import ProactiveScheduler
+from nightwatch.adapters.pins import PinWatch
+from nightwatch.adapters.runtime import ProactiveScheduler
 from nightwatch.adapters.slack.inbound import redact_inbound
 from nightwatch.adapters.slack.lease_keeper import LeaseKeeper
 from nightwatch.adapters.slack.listeners import Listeners

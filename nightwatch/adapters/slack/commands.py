@@ -17,28 +17,20 @@ from slack_sdk.errors import SlackApiError
 
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.blocks import Block, clip, escape, mrkdwn
 from nightwatch.adapters.slack.home import HomeTab
+from nightwatch.adapters.slack.memory_words import category_and_lesson, category_filter, clear_blocks
 from nightwatch.adapters.slack.persona_modal import persona_modal
 from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
-from nightwatch.adapters.slack.views import (
-    Block,
-    clear_blocks,
-    clip,
-    escape,
-    help_blocks,
-    history_blocks,
-    memory_blocks,
-    mrkdwn,
-    personas_blocks,
-)
+from nightwatch.adapters.slack.views import help_blocks, history_blocks, memory_blocks, personas_blocks
 from nightwatch.adapters.terminal import render_budget
 from nightwatch.domain.deliberation import DeliberationEngine, find_persona, validate_topic
 from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError
 from nightwatch.domain.inputs import shown
-from nightwatch.domain.memory import CATEGORIES, MemoryService, unread_summary, validate_category, validate_query
-from nightwatch.domain.models import Category, Persona
+from nightwatch.domain.memory import MemoryService, unread_summary, validate_query
+from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService, project_slug
 from nightwatch.domain.ports import Clock
 
@@ -47,8 +39,6 @@ log = logging.getLogger(__name__)
 _PERSON_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^<>]*)?>")
 
 COMMAND = "/nightwatch"
-# A category misspelt the likely ways (a singular, a plural): refused with the six names rather than kept as words.
-_NEAR_CATEGORIES = frozenset({"profiles", "preference", "entity", "event", "case", "pattern"})
 REPORT_MAX = 3500  # characters of a report in one message (Slack shows at most 4,000 in a message's text)
 UNEXPECTED = "Something went wrong on our side; the error was logged. Try again in a moment."
 
@@ -194,7 +184,7 @@ class SlashCommands:
             return self._clear(call, after)
         if first.lower() == "search":
             persona, words = self._persona_and_rest(after)
-            category, query = _category_filter(words)
+            category, query = category_filter(words)
             if not query:
                 raise InvalidInputError(f"Give words to search for: `{COMMAND} memory search {persona.name} tokens`.")
             query = validate_query(query)
@@ -207,7 +197,7 @@ class SlashCommands:
             )
             return Reply(f"{persona.name}'s memory search", memory_blocks(persona, project, found, title=title))
         persona, words = self._persona_and_rest(rest)
-        category, project_name = _category_filter(words)
+        category, project_name = category_filter(words)
         project = project_slug(project_name) if project_name else self._channels.project_for(call.channel)
         lessons = self._memory.lessons(persona, project, category=category)
         unread = unread_summary(self._memory.unread_lines(persona, project))
@@ -221,13 +211,11 @@ class SlashCommands:
         persona, project_name = self._persona_and_rest(rest)
         project = project_slug(project_name) if project_name else self._channels.project_for(call.channel)
         held = len(self._memory.lessons(persona, project)) + len(self._memory.history(persona, project))
-        if not held:
-            raise NotFoundError(f"{persona.name} has no memory of {project} to clear.")
         return Reply(f"Clear {persona.name}'s memory of {project}?", clear_blocks(persona, project, held))
 
     def remember(self, call: Invocation, rest: str) -> Reply:
         persona, words = self._persona_and_rest(rest)
-        category, text = _category_and_lesson(words)
+        category, text = category_and_lesson(words)
         project = self._channels.project_for(call.channel)
         lesson = self._memory.remember(persona, project, text, author=call.user or None, category=category)
         self._home.publish(call.user)
@@ -252,8 +240,7 @@ class SlashCommands:
     def context(self, call: Invocation, rest: str) -> Reply:
         persona, more = self._persona_and_rest(rest)
         if more and more.lower() != "full":
-            name = persona.name
-            raise InvalidInputError(f"Use `{COMMAND} context {name}` or `{COMMAND} context {name} full`.")
+            raise InvalidInputError(f"Use `{COMMAND} context {persona.name}`, or add `full` to list what went in.")
         project = self._channels.project_for(call.channel)
         budget = self._engine.context_budget(persona.name, project)
         report = render_budget(persona, project, budget, full=bool(more))
@@ -305,35 +292,6 @@ def _first_word(text: str) -> tuple[str, str]:
     """The first word of `text` and the rest after the white space that follows it ('' when there is none)."""
     words = text.split(maxsplit=1)
     return (words[0] if words else ""), (words[1] if len(words) > 1 else "")
-
-
-def _category_and_lesson(text: str) -> tuple[Category | None, str]:
-    """`events: the outage…` as its category and lesson; text without such a first word is all lesson.
-
-    A first word that looks meant as a category but is none (`event:`) is refused with the six names.
-    """
-    first, rest = _first_word(text)
-    if not first.endswith(":"):
-        return None, text
-    name = first[:-1].lower()
-    if name in CATEGORIES or name in _NEAR_CATEGORIES:
-        return validate_category(name), rest
-    return None, text
-
-
-def _category_filter(text: str) -> tuple[Category | None, str]:
-    """`category:events` (or `category events`) anywhere in `text` as the category to filter by, and the other words.
-
-    An unknown category is refused with the six names.
-    """
-    words = text.split()
-    for at, word in enumerate(words):
-        if word.lower().startswith("category:"):
-            name, used = word.split(":", 1)[1], 1
-            if not name and at + 1 < len(words):
-                name, used = words[at + 1], 2
-            return validate_category(name), " ".join(words[:at] + words[at + used :])
-    return None, text
 
 
 def _echo(call: Invocation, topic: str) -> str:

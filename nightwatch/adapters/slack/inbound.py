@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from nightwatch.adapters.secrets.redaction import redact
+from nightwatch.adapters.secrets import redact
 
 Body = dict[str, Any]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from nightwatch.adapters.runtime.ticker import Ticker
+from nightwatch.adapters.runtime import Ticker
 from nightwatch.adapters.slack.threads import Deliberations
 
 log = logging.getLogger(__name__)

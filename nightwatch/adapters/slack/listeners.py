@@ -15,8 +15,10 @@ from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from nightwatch.adapters.db import SlackState
+from nightwatch.adapters.slack.blocks import escape, notice_modal
 from nightwatch.adapters.slack.commands import COMMAND, UNEXPECTED, Invocation, SlashCommands
 from nightwatch.adapters.slack.home import HomeTab
+from nightwatch.adapters.slack.memory_words import MEMORY_CLEAR, ClearTarget
 from nightwatch.adapters.slack.persona_admin import FormError, PersonaAdmin
 from nightwatch.adapters.slack.persona_modal import CALLBACK_ID
 from nightwatch.adapters.slack.teaching import Mention, Posted, ThreadTeaching
@@ -24,15 +26,11 @@ from nightwatch.adapters.slack.teaching_views import TEACH_FORGET, TEACH_KEEP
 from nightwatch.adapters.slack.threads import Deliberations
 from nightwatch.adapters.slack.views import (
     LESSON_FORGET,
-    MEMORY_CLEAR,
     PERSONA_DELETE,
     PERSONA_EDIT,
     PERSONA_NEW,
-    ClearTarget,
     ForgetTarget,
-    escape,
     forgotten_note_blocks,
-    notice_modal,
 )
 from nightwatch.domain.errors import InvalidInputError, NightWatchError
 from nightwatch.domain.ports import Clock

@@ -12,8 +12,9 @@ from typing import Any
 from slack_sdk import WebClient
 
 from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.memory_words import ClearTarget
 from nightwatch.adapters.slack.persona_modal import Submission, field_errors, persona_modal, to_draft
-from nightwatch.adapters.slack.views import ClearTarget, ForgetTarget
+from nightwatch.adapters.slack.views import ForgetTarget
 from nightwatch.domain.errors import ConflictError, InvalidInputError, NightWatchError
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import Lesson, Persona

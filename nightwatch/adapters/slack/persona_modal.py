@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
-from nightwatch.adapters.slack.views import Block, plain
+from nightwatch.adapters.slack.blocks import Block, plain
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.models import Persona, Skill, Soul, Style
 from nightwatch.domain.personas import (

@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.blocks import Block, escape, mrkdwn, text_blocks
 from nightwatch.adapters.slack.commands import COMMAND, Handler, Invocation, Reply
 from nightwatch.adapters.slack.threads import ChannelDirectory
-from nightwatch.adapters.slack.views import Block, escape, mrkdwn, text_blocks
 from nightwatch.domain.deliberation import find_persona
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.personas import PersonaService

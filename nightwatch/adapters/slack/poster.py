@@ -19,9 +19,10 @@ from typing import Any
 
 from slack_sdk import WebClient
 
-from nightwatch.adapters.secrets.redaction import redact, redact_backstop
+from nightwatch.adapters.secrets import redact, redact_backstop
+from nightwatch.adapters.slack.blocks import Block, mrkdwn
 from nightwatch.adapters.slack.sanitize import sanitize, split_for_blocks
-from nightwatch.adapters.slack.views import Block, lesson_note_blocks, mrkdwn
+from nightwatch.adapters.slack.views import lesson_note_blocks
 from nightwatch.domain.deliberation.models import Verdict
 from nightwatch.domain.models import Persona, ThreadMessage
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.blocks import Block, escape, mrkdwn, text_blocks
 from nightwatch.adapters.slack.commands import COMMAND, Handler, Invocation, Reply
 from nightwatch.adapters.slack.threads import ChannelDirectory
-from nightwatch.adapters.slack.views import Block, escape, mrkdwn, text_blocks
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.sharing import ShareView, SharingService, describe
 from nightwatch.domain.sharing.models import ShareContent

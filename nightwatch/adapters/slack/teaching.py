@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from slack_sdk import WebClient
 
-from nightwatch.adapters.secrets.redaction import redact_backstop
+from nightwatch.adapters.secrets import redact_backstop
 from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.blocks import Block, escape
 from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.teaching_views import (
     TeachTarget,
@@ -28,7 +29,7 @@ from nightwatch.adapters.slack.teaching_views import (
     slack_author,
 )
 from nightwatch.adapters.slack.threads import ChannelDirectory, thread_link
-from nightwatch.adapters.slack.views import Block, escape, lesson_note_blocks
+from nightwatch.adapters.slack.views import lesson_note_blocks
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError, PermissionDeniedError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService

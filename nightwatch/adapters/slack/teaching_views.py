@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nightwatch.adapters.slack.views import Block, added_by, button, clip, confirm_dialog, context, escape, mrkdwn
+from nightwatch.adapters.slack.blocks import Block, button, clip, confirm_dialog, context, escape, mrkdwn
+from nightwatch.adapters.slack.views import added_by
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.teaching import TAUGHT, Match

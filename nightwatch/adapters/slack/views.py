@@ -1,8 +1,6 @@
-"""Block Kit for messages, the App Home tab and small modals, built in Python from domain values.
+"""Block Kit views of domain values: help, personas, a persona's memory and lessons, lesson notes, history, App Home.
 
-Text that came from people or models is escaped (`&`, `<`, `>`) before it goes into mrkdwn, so it can never become
-a mention or a link. Every builder keeps to Slack's limits: 3,000 characters per text, 50 blocks per message,
-100 per view, 75 characters per button label, 2,000 per button value.
+Built from blocks.py's building blocks, which escape text from people and models and keep to Slack's limits.
 """
 
 from __future__ import annotations
@@ -11,26 +9,33 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from nightwatch.adapters.slack.blocks import (
+    MESSAGE_BLOCKS,
+    VIEW_BLOCKS,
+    Block,
+    button,
+    clip,
+    confirm_dialog,
+    context,
+    escape,
+    mrkdwn,
+    plain,
+    text_blocks,
+)
 from nightwatch.domain.deliberation.models import Deliberation
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.memory import CATEGORIES, CLI_AUTHOR
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.prompts import Prompt
 
-Block = dict[str, Any]
-
-TEXT_MAX = 3000
 OVERVIEW_SHOWN = 700  # characters of an overview in a lesson's block (an overview is at most 600 when written)
-MESSAGE_BLOCKS = 50
-VIEW_BLOCKS = 100
 
 PERSONA_NEW = "persona_new"
 PERSONA_EDIT = "persona_edit"
 PERSONA_DELETE = "persona_delete"
 LESSON_FORGET = "lesson_forget"
-MEMORY_CLEAR = "memory_clear"
 
 _SLACK_USER = re.compile(r"[UW][A-Z0-9]+")  # a user id: shown as a mention, which Slack displays as their name
 
@@ -72,99 +77,6 @@ class ForgetTarget:
             raise InvalidInputError(
                 "This Forget button no longer points at a lesson: open the memory list again and retry."
             ) from err
-
-
-@dataclass(frozen=True)
-class ClearTarget:
-    """What a Clear button points at: one persona's memory of one project."""
-
-    persona: str
-    project: str
-
-    def encode(self) -> str:
-        return json.dumps({"p": self.persona, "j": self.project})
-
-    @classmethod
-    def decode(cls, value: str) -> ClearTarget:
-        """The target a button's value names; InvalidInputError for a value this app did not write."""
-        try:
-            data = json.loads(value)
-            return cls(persona=str(data["p"]), project=str(data["j"]))
-        except (ValueError, TypeError, KeyError) as err:
-            raise InvalidInputError(
-                "This Clear button no longer points at a memory: run `/nightwatch memory clear` again."
-            ) from err
-
-
-def clear_blocks(persona: Persona, project: str, held: int) -> list[Block]:
-    """The question before a clear: what it forgets, how to undo it, and a Clear button behind a confirm dialog."""
-    what = f"all {held} lesson{'' if held == 1 else 's'} of *{escape(persona.name)}*'s memory of *{escape(project)}*"
-    target = ClearTarget(persona.slug, project).encode()
-    dialog = confirm_dialog(
-        f"Clear {persona.name}'s memory?",
-        f"Every lesson of {project} is forgotten. `nightwatch memory rollback` brings them back.",
-        "Clear",
-    )
-    return [
-        mrkdwn(f"Clear {what}? The old version is kept: `nightwatch memory rollback` brings it back."),
-        {"type": "actions", "elements": [button("Clear memory", MEMORY_CLEAR, target, style="danger", confirm=dialog)]},
-    ]
-
-
-# --- text ------------------------------------------------------------------------------------------------------
-
-
-def escape(text: str) -> str:
-    """Escape the three characters Slack's mrkdwn treats as control characters."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def mrkdwn(text: str) -> Block:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, TEXT_MAX)}}
-
-
-def plain(text: str, limit: int = 75) -> dict[str, Any]:
-    return {"type": "plain_text", "text": clip(text, limit), "emoji": True}
-
-
-def context(text: str) -> Block:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip(text, TEXT_MAX)}]}
-
-
-def button(label: str, action_id: str, value: str, *, style: str | None = None, confirm: Block | None = None) -> Block:
-    element: Block = {"type": "button", "text": plain(label), "action_id": action_id, "value": value}
-    if style:
-        element["style"] = style
-    if confirm:
-        element["confirm"] = confirm
-    return element
-
-
-def confirm_dialog(title: str, text: str, yes: str) -> Block:
-    return {
-        "title": plain(title, 100),
-        "text": plain(text, 300),
-        "confirm": plain(yes, 30),
-        "deny": plain("Cancel", 30),
-    }
-
-
-def text_blocks(text: str) -> list[Block]:
-    """Plain mrkdwn text as section blocks (split at line ends to respect the section limit)."""
-    blocks: list[Block] = []
-    chunk = ""
-    for line in text.splitlines():
-        if chunk and len(chunk) + len(line) + 1 > TEXT_MAX:
-            blocks.append(mrkdwn(chunk))
-            chunk = ""
-        chunk = f"{chunk}\n{line}" if chunk else line
-    if chunk.strip():
-        blocks.append(mrkdwn(chunk))
-    return blocks
 
 
 def help_blocks(*, command: str, bot: str, personas: Sequence[Persona]) -> list[Block]:
@@ -349,11 +261,3 @@ def _home_persona(entry: PersonaMemory, *, admin: bool) -> list[Block]:
         blocks.append(context(f"*{escape(project)}* · {total} lessons{more}"))
         blocks += [lesson_block(persona, project, lesson, "home") for lesson in lessons]
     return blocks
-
-
-# --- modals ------------------------------------------------------------------------------------------------------
-
-
-def notice_modal(title: str, text: str) -> Block:
-    """A modal that only tells the user something (a refusal, a result)."""
-    return {"type": "modal", "title": plain(title, 24), "close": plain("Close", 24), "blocks": [mrkdwn(text)]}

@@ -1,20 +1,19 @@
 """Memory: each persona's lessons per project, as a markdown document a person can read and edit.
 
 Each lesson has an abstract (the bullet, injected into prompts), an overview (shown to people) and a category that
-decides how curation treats it. The service reads memory for a turn, records what a reflection or an extraction
-learned (junk guard, dedup, supersession, the categories' rules), and keeps the document bounded by compaction;
-teaching records what a person says in plain words ("remember that …", "forget that …"); the memory tools let a
-persona recall and remember during its own turn. Shares open one persona's knowledge of a project to teammates,
-read-only, as a shared block in their prompts. Pinned context (pins.py) keeps the documents a person pinned for a
-persona and packs them into a block of their own. Other rooms use the names below, not the modules behind them.
+decides how curation treats it. `MemoryService` reads memory for a turn (the block, ranked and fitted to a token
+budget), records what a reflection or an extraction learned (junk guard, dedup, supersession, the categories' rules),
+and keeps the document bounded by compaction; `MemoryTools` let a persona recall and remember during its own turn;
+`MemoryTransfer` moves whole documents in and out for a person. Where memory is kept is the room's port
+(`memory.ports`), its values are `memory.models`; other rooms use those and the names below, not the modules
+behind them.
 """
 
-from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.cache import line_cost
-from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS, Category, validate_category
 from nightwatch.domain.memory.curation import is_duplicate
-from nightwatch.domain.memory.format import CLI_AUTHOR
-from nightwatch.domain.memory.inputs import (
+from nightwatch.domain.memory.document import unread_summary
+from nightwatch.domain.memory.format import CLI_AUTHOR, Merged, merge_imported
+from nightwatch.domain.memory.lesson_text import (
     LESSON_MAX,
     QUERY_MAX,
     SEARCH_MAX,
@@ -23,8 +22,15 @@ from nightwatch.domain.memory.inputs import (
     validate_query,
     validate_search_limit,
 )
+from nightwatch.domain.memory.models import (
+    CATEGORIES,
+    DESCRIPTIONS,
+    Flavour,
+    MemoryBlockPrompt,
+    flavour_for,
+    validate_category,
+)
 from nightwatch.domain.memory.pending import Retried, orphans
-from nightwatch.domain.memory.reflection import Flavour, flavour_for
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.source import (
     MEMORY,
@@ -39,12 +45,12 @@ from nightwatch.domain.memory.tools import (
     RECALL_TOOL,
     REMEMBER_TOOL,
     MemoryTools,
+    MemoryTransfer,
     ToolMemory,
     ToolOutcome,
     memory_tool_specs,
 )
-from nightwatch.domain.memory.transfer import MemoryTransfer, Merged, merge_imported
-from nightwatch.domain.memory.unread import unread_summary
+from nightwatch.domain.models import Category
 
 __all__ = [
     "CATEGORIES",

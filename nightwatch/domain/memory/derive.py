@@ -1,20 +1,29 @@
-"""Deriving a text's read index, reusing what a previous index knew of the lines both texts share.
+"""From a text to its read index and back: deriving the index (reusing what a previous index knew of the lines both
+texts share), and the live lessons of an indexed text, each built the first time it is asked for.
 
 A scan of the lines finds the live lessons as `parse` would: a line the previous index holds under the same header
 (both lines' keys, see read_index.line_key) is the same lesson, so its row is taken as it is; any other line is
 parsed. A parsed lesson whose exact text the previous index knew takes its terms from there; only new texts are
 analysed. When the lessons, their dates and links are all as before (a count changed), the keyword index itself is
 reused; otherwise it is built from the gathered terms. The result is the index `derive(text, None)` would give.
+
+A read of a 10,000-lesson memory packs a few dozen lessons; building only those (from what the read index holds,
+no parsing) is what makes a first read cheap. Each one built is checked against the index: its text must hash to
+the vector key the index gives; one that does not means the index does not fit its text after all (only a
+hand-made one can), and the read stops with a message while the reader drops the index.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import NDArray
 
+from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory.format import Section, header_section, is_header, lesson_in, overview_at
 from nightwatch.domain.memory.read_index import ABOVE_SECTIONS, ID, KEY, Labels, ReadIndex, line_key
 from nightwatch.domain.models import Lesson
@@ -204,3 +213,67 @@ def _keyword_index(
     else:
         terms = LessonTerms.of(terms_of([lesson.text for lesson in parsed]))
     return LessonIndex.of_terms(terms, signals.stamps, links.numbers.astype(np.int64), weights)
+
+
+class IndexedLessons(Sequence[Lesson]):
+    """The live lessons of a text, each read from its own line the first time it is asked for."""
+
+    def __init__(
+        self,
+        text: str,
+        index: ReadIndex,
+        where: str,
+        on_mismatch: Callable[[], None],
+        known: dict[int, Lesson] | None = None,
+    ) -> None:
+        self._text = text
+        self._index = index
+        self._where = where
+        self._on_mismatch = on_mismatch
+        self._items: list[Lesson | None] = [None] * len(index)
+        self._positions: dict[int, int] = {}
+        self._lock = threading.Lock()
+        for at, lesson in (known or {}).items():
+            self._items[at] = lesson
+            self._positions[id(lesson)] = at
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, at: int) -> Lesson: ...
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[Lesson]: ...
+    def __getitem__(self, at: int | slice) -> Lesson | Sequence[Lesson]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self)))]
+        if at < 0:
+            at += len(self)
+        known = self._items[at]
+        return known if known is not None else self._read(at)
+
+    def __iter__(self) -> Iterator[Lesson]:
+        return (self[i] for i in range(len(self)))
+
+    def position(self, lesson: Lesson) -> int | None:
+        """Where this very lesson object sits, if it came from here."""
+        return self._positions.get(id(lesson))
+
+    def _read(self, at: int) -> Lesson:
+        try:
+            lesson = self._index.lesson(at, self._text)
+        except OverflowError:  # a date out of range: only a hand-made index holds one
+            lesson = None
+        if lesson is None or vector_key(lesson.text).encode("ascii") != self._index.keys[at]:
+            self._on_mismatch()
+            raise StorageError(
+                f"The read index kept beside {self._where} does not match the memory's text, so this read stopped; "
+                "the next read parses the text and replaces the index. Nothing in the memory itself was changed."
+            )
+        with self._lock:
+            known = self._items[at]
+            if known is not None:
+                return known
+            self._items[at] = lesson
+            self._positions[id(lesson)] = at
+        return lesson

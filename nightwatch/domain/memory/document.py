@@ -1,20 +1,29 @@
-"""A memory file as a document: sections of lines, each a lesson or a line kept verbatim, and its rendering.
+"""A memory file as a document: sections of lines, each a lesson or a line kept verbatim; its rendering, and the
+lines in it Night Watch could not read.
 
 Editing methods return a new document. A lesson nobody changed keeps its original line, so a rewrite touches only
 the lines it means to; `format.parse` builds documents from text.
+
+`unread_lines` finds the kept lines worth telling a person about, so that they are told instead of losing them.
+Read without being lessons: blank lines, the title and other headings, section headers, whole-line comments,
+horizontal rules, all of the history section, and prose outside dated sections (a person's own notes). Not read: any
+other line in a dated section (prose, a bullet with no words, a lesson whose metadata comment is malformed, a `> `
+overview line with no lesson right above it, or with no words or a comment in it), and a bullet anywhere else that
+could not be read as a lesson.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
+from nightwatch.domain.memory.lesson_text import bullet_text, render_lesson
+from nightwatch.domain.memory.models import UnreadLine
 from nightwatch.domain.models import Lesson
 
 HISTORY_TITLE = "Superseded"
-PIN = "📌"
-OVERVIEW_MARK = "  > "  # how an overview line starts: a quote inside the bullet's list item
 
 
 @dataclass(frozen=True)
@@ -150,30 +159,6 @@ def new_document(title: str) -> MemoryDocument:
     return MemoryDocument(sections=(Section(header=None, lines=(Line(raw=f"# {title}"), Line(raw=""))),))
 
 
-def render_lesson(lesson: Lesson | None) -> str:
-    """One bullet line for a lesson, with metadata in a trailing HTML comment only when it is not the default, and
-    its overview (when it has one) as an indented `> ` line under it."""
-    if lesson is None:
-        return ""
-    meta: list[str] = []
-    if lesson.stale:
-        meta.append(f"superseded-by:{lesson.superseded_by}")
-        meta.append(f"on:{lesson.recorded_at.date().isoformat()}")
-    if lesson.category:
-        meta.append(f"cat:{lesson.category}")
-    if lesson.author:
-        meta.append(f"by:{lesson.author}")
-    if lesson.seen != 1:
-        meta.append(f"seen:{lesson.seen}")
-    if lesson.injected:
-        meta.append(f"injected:{lesson.injected}")
-    body = f"~~{lesson.text}~~" if lesson.stale else lesson.text
-    pin = f"{PIN} " if lesson.pinned else ""
-    comment = f" <!-- {' '.join(meta)} -->" if meta else ""
-    overview = f"\n{OVERVIEW_MARK}{lesson.overview}" if lesson.overview else ""
-    return f"- {pin}{body}{comment}{overview}"
-
-
 def _split_trailing_blanks(lines: tuple[Line, ...]) -> tuple[tuple[Line, ...], tuple[Line, ...]]:
     end = len(lines)
     while end > 0 and lines[end - 1].lesson is None and not (lines[end - 1].raw or "").strip():
@@ -192,3 +177,42 @@ def _ensure_blank_before(sections: list[Section], at: int) -> None:
     if before.header is None and not before.lines:
         return
     sections[at - 1] = replace(before, lines=(*before.lines, Line(raw="")))
+
+
+_WHOLE_COMMENT = re.compile(r"<!--.*-->")
+_RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}")  # a markdown horizontal rule: ---, ***, _ _ _
+
+
+def unread_lines(doc: MemoryDocument) -> list[UnreadLine]:
+    """The lines of `doc` that are neither lessons nor structure, numbered as in the text `doc.render()` gives."""
+    found: list[UnreadLine] = []
+    number = 0
+    for section in doc.sections:
+        number += section.header is not None
+        for line in section.lines:
+            number += 1
+            raw = line.raw
+            if line.lesson is not None:  # a lesson with an overview spans several lines
+                number += raw.count("\n") if raw is not None else bool(line.lesson.overview)
+            elif raw is not None and not section.history and _unread(raw, section.day):
+                found.append(UnreadLine(number, raw))
+    return found
+
+
+def unread_summary(lines: Sequence[UnreadLine], width: int = 60) -> str:
+    """One line for a person: '2 lines not understood: line 14 "…", line 20 "…"' ('' when there are none)."""
+    if not lines:
+        return ""
+    shown = ", ".join(f'line {line.number} "{_clip(line.text.strip(), width)}"' for line in lines)
+    return f"{len(lines)} line{'' if len(lines) == 1 else 's'} not understood: {shown}"
+
+
+def _unread(raw: str, day: date | None) -> bool:
+    line = raw.strip()
+    if not line or line.startswith("#") or _WHOLE_COMMENT.fullmatch(line) or _RULE.fullmatch(line):
+        return False
+    return day is not None or bullet_text(line) is not None
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

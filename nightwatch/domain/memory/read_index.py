@@ -4,7 +4,7 @@ Parsing, analysing and indexing a memory of 10,000 lessons takes most of a secon
 takes a few milliseconds. For each live lesson (file order) the index holds where its line, its section's header
 line and its text are in the text, a key (hash) of each of those two lines, its id, vector key, kind, link and
 author, and the set's recall index (keyword index, each lesson's own terms and signals: date, counts, pin). A read
-builds only the lessons it packs, from these (indexed.py).
+builds only the lessons it packs, from these (derive.IndexedLessons).
 
 It is made for one exact text (a hash of it, and the version of what it holds). Made for another text, it still
 knows every line it had: deriving the index of a changed text (derive.py) reuses the rows of the lines both share,

@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 
 from nightwatch.domain.errors import LLMError
 from nightwatch.domain.llm import LLM, Purpose
-from nightwatch.domain.memory.answers import Candidate
+from nightwatch.domain.memory.answers import Candidate, ask, copies_several
 from nightwatch.domain.memory.curation import (
     Curation,
     CurationPrompt,
@@ -26,8 +26,6 @@ from nightwatch.domain.memory.curation import (
     parse_curation,
 )
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
-from nightwatch.domain.memory.junk import copies_several
-from nightwatch.domain.memory.reflection import ask
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.vectors import VectorTable, vector_key
 

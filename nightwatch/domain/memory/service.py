@@ -1,12 +1,11 @@
 """Per-persona, per-project memory: the block read before a turn, reflection after it (and extraction from a long
-thread's messages as they are summarised away: learning.py), and the explicit use cases.
+thread's messages as they are summarised away: reflection.py), and the explicit use cases.
 
 Every write goes through `MemoryStore.update`, whose change function parses the file, edits it and renders it, so
 concurrent writers lose nothing (writing.py); lessons a storage fault keeps out of the file are kept for a retry
 (pending.py). Model calls (reflection, extraction, curation advice, compaction) and embedding happen outside that
-lock. Each
-lesson's vector is computed when it is written and stored beside the memory; a lesson first seen without one (a hand
-edit) is embedded in the background (see backfill.py), never by a read.
+lock. Each lesson's vector is computed when it is written and stored beside the memory; a lesson first seen without
+one (a hand edit) is embedded in the background (see vectors.py), never by a read.
 Nothing here depends on which persona it is: a custom persona gets memory exactly like a default one.
 """
 
@@ -16,26 +15,18 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError, StorageError
+from nightwatch.domain.errors import InvalidInputError, NightWatchError
 from nightwatch.domain.llm import LLM
-from nightwatch.domain.memory.answers import Candidate
-from nightwatch.domain.memory.backfill import Backfill, BackgroundBackfill
-from nightwatch.domain.memory.block import MemoryBlockPrompt
-from nightwatch.domain.memory.cache import DocumentCache, Snapshot
-from nightwatch.domain.memory.categories import validate_category
-from nightwatch.domain.memory.compaction import Compactor
-from nightwatch.domain.memory.document import new_document
-from nightwatch.domain.memory.editing import forget, note_injected
-from nightwatch.domain.memory.format import header_part, live_line_count, valid_author
-from nightwatch.domain.memory.inputs import (
+from nightwatch.domain.memory.answers import Candidate, given_lesson
+from nightwatch.domain.memory.cache import DocumentCache, MemoryReader, Snapshot, forget, note_injected
+from nightwatch.domain.memory.compaction import Compactor, clear
+from nightwatch.domain.memory.document import unread_lines
+from nightwatch.domain.memory.format import header_part, live_line_count, section_link
+from nightwatch.domain.memory.lesson_text import (
     LESSON_MAX,
-    validate_lesson,
     validate_lesson_id,
-    validate_overview,
     validate_search_limit,
 )
-from nightwatch.domain.memory.junk import junk_reason
-from nightwatch.domain.memory.learning import Learner
 from nightwatch.domain.memory.models import (
     CompactionResult,
     Discarded,
@@ -43,19 +34,18 @@ from nightwatch.domain.memory.models import (
     PendingLesson,
     ReflectionContext,
     UnreadLine,
+    of_category,
 )
 from nightwatch.domain.memory.pending import KeptLessons, Retried
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
-from nightwatch.domain.memory.reading import MemoryReader
 from nightwatch.domain.memory.recording import Entry, Recorded
+from nightwatch.domain.memory.reflection import Learner
 from nightwatch.domain.memory.source import section_text
-from nightwatch.domain.memory.unread import unread_lines
-from nightwatch.domain.memory.vectors import MemoryVectors
+from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill, MemoryVectors
 from nightwatch.domain.memory.writing import LessonWriter
 from nightwatch.domain.models import Category, Lesson, Persona
-from nightwatch.domain.personas import check_slug
+from nightwatch.domain.names import check_slug
 from nightwatch.domain.ports import Clock
-from nightwatch.domain.quoting import as_data
 from nightwatch.domain.recall import Recall, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens
 
@@ -142,13 +132,8 @@ class MemoryService:
         chosen = self.recall.select(
             snap.live, query, now, room, snap.cost, vectors, about=about, prepared=snap.prepared
         )
-        text = _render(chosen)
-        while chosen and estimate_tokens(section_text(text)) > budget:  # checked on the whole block, header included
-            chosen = _drop_lowest(chosen)
-            text = _render(chosen)
-        if not chosen:
-            return MemoryBlock(total_lessons=len(snap.live))
-        return MemoryBlock(tuple(chosen), text, estimate_tokens(text), len(snap.live))
+        # checked on the whole block as the prompt carries it, its header and delimiters included
+        return MemoryBlock.fitted(chosen, budget, len(snap.live), wrap=section_text)
 
     def rank_shared(self, persona: Persona, project: str, topic: str, thread: str = "") -> list[Scored]:
         """`persona`'s live lessons ranked for a teammate's turn as its own read ranks them; strictly read-only.
@@ -167,8 +152,7 @@ class MemoryService:
 
     def lessons(self, persona: Persona, project: str, *, category: Category | None = None) -> list[Lesson]:
         """Live lessons, in file order; only those of `category` when one is given."""
-        live = self._snapshot(persona, project).live
-        return [lesson for lesson in live if category is None or lesson.category == validate_category(category)]
+        return of_category(self._snapshot(persona, project).live, category)
 
     def unread_lines(self, persona: Persona, project: str) -> list[UnreadLine]:
         """Lines of the file that are neither lessons nor structure (a hand edit gone wrong), kept as written."""
@@ -187,12 +171,10 @@ class MemoryService:
         An empty query ranks every lesson by the memory's own signals (pins, use, recency).
         """
         limit = validate_search_limit(limit)
-        kind = validate_category(category) if category is not None else None
         snap = self._reader.ranked(persona.slug, check_slug(project))
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
         ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors, prepared=snap.prepared)
-        if kind is not None:
-            ranked = [hit for hit in ranked if hit.lesson.category == kind]
+        ranked = [hit for hit in ranked if of_category([hit.lesson], category)]
         if not query.strip():
             return ranked[:limit]
         wanted, floor = set(terms(query)), self.policy.search_similarity
@@ -222,7 +204,7 @@ class MemoryService:
         return self._learner.reflect(persona, check_slug(project), context)
 
     def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
-        """Record the lessons the persona finds in a thread's messages as they are summarised away (see learning.py).
+        """Record the lessons the persona finds in a thread's messages as they are summarised away (see reflection.py).
 
         Raises LessonsPendingError when storage failed: the lessons are kept and retried (see pending.py).
         """
@@ -242,23 +224,13 @@ class MemoryService:
     ) -> Lesson:
         """Record a lesson a person gave, marked with its `author`; a restatement counts the kept one as seen again.
 
-        `category` decides how curation treats it (see categories.py); `overview` is its longer form, shown where a
+        `category` decides how curation treats it (see models.py); `overview` is its longer form, shown where a
         person reads memory. The author of a restated lesson stays whoever wrote it first. Raises
         LessonsPendingError when storage failed: the lesson is kept and retried (see pending.py).
         """
         project = check_slug(project)
-        kind_of = validate_category(category) if category is not None else None
-        lesson = validate_lesson(text, self.policy.max_lesson_chars)
-        detail = validate_overview(overview) if overview is not None else None
-        if author is not None and not valid_author(author):
-            raise InvalidInputError(
-                f"{author!r} cannot be kept as a lesson's author: use one word of letters, digits, '.', '_' or '-'."
-            )
-        reason = junk_reason(lesson)
-        if reason:
-            raise InvalidInputError(f"Not remembered: {reason}. Write a lesson a teammate could act on.")
-        entry = Entry(self.clock.now().date(), header_part(kind) or "manual", _link(link), author)
-        candidate = Candidate(lesson, kind_of, detail or None)
+        candidate = given_lesson(text, category, overview, author, self.policy.max_lesson_chars)
+        entry = Entry(self.clock.now().date(), header_part(kind) or "manual", section_link(link), author)
         outcome = self._record(persona, project, [candidate], entry, allow_skip=False)[0]
         if outcome.lesson is None:
             raise InvalidInputError(f"Not remembered: {outcome.reason}. Write it as one new lesson.")
@@ -284,19 +256,8 @@ class MemoryService:
         return result
 
     def clear(self, persona: Persona, project: str) -> int:
-        """Empty the memory of `project` down to its title, keeping what it held as the previous version (so
-        `rollback` brings it back); returns how many lessons it held. NotFoundError when there is nothing to clear.
-        """
-        project = check_slug(project)
-        for _ in range(3):  # a write between the read and the replace: read again
-            text = self.store.read(persona.slug, project)
-            held = len(self._cache.document(persona.slug, project, text).all_lessons()) if text else 0
-            if not held:
-                raise NotFoundError(f"{persona.name} has no memory of {project} to clear.")
-            empty = new_document(f"{persona.name} · memory for {project}").render()
-            if self.store.replace_keeping_previous(persona.slug, project, text, empty):
-                return held
-        raise StorageError(f"{persona.name}'s memory of {project} kept changing; run clear again.")
+        """Empty the memory to its title, the old version kept for `rollback`; how many lessons it held."""
+        return clear(self.store, self._cache, persona, check_slug(project))
 
     def rollback(self, persona: Persona, project: str) -> bool:
         """Restore the version kept before the last compaction or clear; False when there is none."""
@@ -337,19 +298,3 @@ class MemoryService:
     def _snapshot(self, persona: Persona, project: str) -> Snapshot:
         project = check_slug(project)
         return self._cache.snapshot(persona.slug, project, self.store.read(persona.slug, project))
-
-
-def _render(chosen: Sequence[Lesson]) -> str:
-    """The block's text, each lesson already made data, so its tokens are counted as the prompt will carry it."""
-    return MemoryBlockPrompt(lessons=tuple(as_data(lesson.text) for lesson in chosen)).render() if chosen else ""
-
-
-def _drop_lowest(chosen: list[Lesson]) -> list[Lesson]:
-    """Drop the lowest-ranked lesson: the last unpinned one, or a pinned one when nothing else is left."""
-    unpinned = [i for i, lesson in enumerate(chosen) if not lesson.pinned]
-    at = unpinned[-1] if unpinned else len(chosen) - 1
-    return chosen[:at] + chosen[at + 1 :]
-
-
-def _link(link: str | None) -> str | None:
-    return header_part(link) if link and link.strip() else None

@@ -4,15 +4,20 @@ A read gets the stored vectors of the live lessons and never embeds a lesson; le
 in by hand) are handed to the backfill. A write embeds its candidates and any lesson still missing, and stores the
 vectors of the live lessons only. If the encoder fails (a damaged model file), memory goes on by keywords and says
 so once in the log.
+
+The backfill embeds, in the background, the lessons a read found without a stored vector: it runs on one daemon
+thread, once per memory at a time. The next write to that memory embeds them too, so nothing depends on the
+thread finishing (a short command may exit first).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from nightwatch.domain.errors import NightWatchError
-from nightwatch.domain.memory.backfill import Backfill
 from nightwatch.domain.memory.cache import Snapshot
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.models import Lesson
@@ -101,3 +106,51 @@ class MemoryVectors:
         if table is None or reload:
             table = self._tables[key] = self._store.read_vectors(persona_slug, project)
         return table
+
+
+class Backfill(Protocol):
+    def request(self, persona_slug: str, project: str) -> None:
+        """Embed this memory's lessons that lack vectors, soon; return at once."""
+        ...
+
+
+class BackgroundBackfill:
+    """Runs `work(persona_slug, project)` on one daemon thread; a memory already waiting is not queued twice."""
+
+    def __init__(self, work: Callable[[str, str], int]) -> None:
+        self._work = work
+        self._waiting: list[tuple[str, str]] = []
+        self._condition = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._busy = False
+
+    def request(self, persona_slug: str, project: str) -> None:
+        with self._condition:
+            if (persona_slug, project) not in self._waiting:
+                self._waiting.append((persona_slug, project))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="nightwatch-backfill", daemon=True)
+                self._thread.start()
+            self._condition.notify()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until nothing is waiting or running; False on timeout."""
+        with self._condition:
+            return self._condition.wait_for(lambda: not self._waiting and not self._busy, timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._condition:
+                self._condition.wait_for(lambda: bool(self._waiting))
+                memory = self._waiting.pop(0)
+                self._busy = True
+            try:
+                added = self._work(*memory)
+                if added:
+                    log.info("Embedded %d hand-written lessons of %s/%s", added, *memory)
+            except Exception:
+                log.exception("Could not embed the new lessons of %s/%s; the next write will try again", *memory)
+            finally:
+                with self._condition:
+                    self._busy = False
+                    self._condition.notify_all()

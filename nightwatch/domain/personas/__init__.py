@@ -1,10 +1,19 @@
 """Personas: who takes part, and the rules for their names, slugs and fields.
 
-The service creates, updates, renames (memory migrates) and deletes (memory is archived) personas; the codec turns
-them into and out of the YAML/dict form; names keeps every slug safe to use as a folder; files keeps the personas
-that YAML files define in step with their files (while nobody edits them in Slack or the CLI).
+The service creates, updates, renames (memory migrates) and deletes (memory is archived) personas, so this room stands
+above memory, pins and shares and uses their ports; the codec turns personas into and out of the YAML/dict form; files
+keeps the personas that YAML files define in step with their files (while nobody edits them in Slack or the CLI). The
+name and slug rules every room shares are `nightwatch.domain.names`, handed on here too.
 """
 
+from nightwatch.domain.names import (
+    PERSONA_NAME_MAX,
+    PROJECT_NAME_MAX,
+    check_slug,
+    persona_slug,
+    project_slug,
+    validate_persona_name,
+)
 from nightwatch.domain.personas.codec import (
     AVATAR_MAX,
     MODEL_MAX,
@@ -20,14 +29,6 @@ from nightwatch.domain.personas.codec import (
     validate_role,
 )
 from nightwatch.domain.personas.files import FileApplied, FileOutcome, FilePersona, fingerprint
-from nightwatch.domain.personas.names import (
-    PERSONA_NAME_MAX,
-    PROJECT_NAME_MAX,
-    check_slug,
-    persona_slug,
-    project_slug,
-    validate_persona_name,
-)
 from nightwatch.domain.personas.service import PersonaDraft, PersonaOutcome, PersonaService, persona_to_dict
 
 __all__ = [

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.inputs import check_printable
 from nightwatch.domain.models import Persona, Skill, Soul, Style
-from nightwatch.domain.personas.names import persona_slug, validate_persona_name
+from nightwatch.domain.names import persona_slug, validate_persona_name
 
 ROLE_MAX = 200
 AVATAR_MAX = 500

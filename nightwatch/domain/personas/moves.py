@@ -23,20 +23,18 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from nightwatch.domain.errors import ConflictError, NightWatchError, NotFoundError, StorageError
+from nightwatch.domain.memory.models import PendingLesson
+from nightwatch.domain.memory.ports import FolderMove, MemoryStore, PendingLessons
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas.ports import PersonaRepository, PersonaTransactions
+from nightwatch.domain.pins.models import Pin
+from nightwatch.domain.pins.ports import PinRepository
 from nightwatch.domain.ports import Clock
-
-if TYPE_CHECKING:
-    from nightwatch.domain.memory.models import PendingLesson
-    from nightwatch.domain.memory.ports import FolderMove, MemoryStore, PendingLessons
-    from nightwatch.domain.pins.models import Pin
-    from nightwatch.domain.pins.ports import PinRepository
-    from nightwatch.domain.sharing.models import Share
-    from nightwatch.domain.sharing.ports import ShareRepository
+from nightwatch.domain.sharing.models import Share
+from nightwatch.domain.sharing.ports import ShareRepository
 
 log = logging.getLogger(__name__)
 

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.models import Persona
-
-if TYPE_CHECKING:
-    from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
-    from nightwatch.domain.pins.ports import PinRepository
-    from nightwatch.domain.sharing.ports import ShareRepository
+from nightwatch.domain.pins.ports import PinRepository
+from nightwatch.domain.sharing.ports import ShareRepository
 
 
 class PersonaRepository(Protocol):

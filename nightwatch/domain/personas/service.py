@@ -12,10 +12,11 @@ import builtins
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from nightwatch.domain.errors import ConflictError, InvalidNameError, NotFoundError
+from nightwatch.domain.memory.ports import FolderMove, MemoryStore, PendingLessons
 from nightwatch.domain.models import Persona, Skill, Soul, Style
+from nightwatch.domain.names import persona_slug, validate_persona_name
 from nightwatch.domain.personas.codec import (
     persona_from_dict,
     persona_to_dict,
@@ -26,14 +27,10 @@ from nightwatch.domain.personas.codec import (
 )
 from nightwatch.domain.personas.files import FileApplied, FilePersona, apply_files
 from nightwatch.domain.personas.moves import FolderFirst, MemoryMoves, OneTransaction, folder
-from nightwatch.domain.personas.names import persona_slug, validate_persona_name
 from nightwatch.domain.personas.ports import PersonaRepository, PersonaTransactions
+from nightwatch.domain.pins.ports import PinRepository
 from nightwatch.domain.ports import Clock
-
-if TYPE_CHECKING:
-    from nightwatch.domain.memory.ports import FolderMove, MemoryStore, PendingLessons
-    from nightwatch.domain.pins.ports import PinRepository
-    from nightwatch.domain.sharing.ports import ShareRepository
+from nightwatch.domain.sharing.ports import ShareRepository
 
 __all__ = ["PersonaDraft", "PersonaOutcome", "PersonaService", "persona_from_dict", "persona_to_dict"]
 

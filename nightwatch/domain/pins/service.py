@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError, StorageError
 from nightwatch.domain.models import Persona
-from nightwatch.domain.personas import PersonaService, project_slug
+from nightwatch.domain.names import project_slug
 from nightwatch.domain.pins.block import PinBlock, label_of, pack
 from nightwatch.domain.pins.inputs import (
     EVERY_PERSONA,
@@ -33,7 +33,7 @@ from nightwatch.domain.pins.inputs import (
 )
 from nightwatch.domain.pins.models import Pin, PinKind, PinStatus
 from nightwatch.domain.pins.ports import PinFiles, PinPages, PinRepository, PinSnapshot
-from nightwatch.domain.ports import Clock
+from nightwatch.domain.ports import Clock, PersonaLookup
 from nightwatch.domain.tokens import estimate_tokens
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ class PinService:
         self,
         *,
         pins: PinRepository,
-        personas: PersonaService,
+        personas: PersonaLookup,
         files: PinFiles,
         pages: PinPages,
         clock: Clock,

@@ -28,9 +28,9 @@ from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoun
 from nightwatch.domain.inputs import shown
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import Lesson, Persona
-from nightwatch.domain.personas import check_slug, project_slug, validate_persona_name
+from nightwatch.domain.names import check_slug, project_slug, validate_persona_name
 from nightwatch.domain.pins.models import Pin
-from nightwatch.domain.ports import Clock
+from nightwatch.domain.ports import Clock, PersonaLookup
 from nightwatch.domain.sharing.block import Candidate, LineCosts, SharedBlock, SharedItem, pack_shared
 from nightwatch.domain.sharing.models import Share, ShareContent
 from nightwatch.domain.sharing.pins import SharedPin
@@ -70,14 +70,6 @@ def validate_share_content(raw: object) -> ShareContent:
 def describe(what: ShareContent) -> str:
     """What a share opens, for a person: 'lessons', 'pinned documents', 'lessons and pinned documents'."""
     return _CONTENT[what]
-
-
-class PersonaLookup(Protocol):
-    """The personas sharing names (PersonaService)."""
-
-    def get(self, name_or_slug: str) -> Persona: ...
-
-    def list(self, *, include_inactive: bool = True) -> builtins.list[Persona]: ...
 
 
 class SharerPins(Protocol):

@@ -20,7 +20,7 @@ from nightwatch.domain.errors import InvalidInputError, InvalidNameError, LLMErr
 from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
 from nightwatch.domain.memory import MemoryService, validate_lesson_id, validate_query
 from nightwatch.domain.models import Lesson, Persona
-from nightwatch.domain.personas import persona_slug
+from nightwatch.domain.names import persona_slug
 from nightwatch.domain.recall import terms
 from nightwatch.domain.teaching.intent import Teaching, TeachingPrompt, may_teach, read_teaching
 from nightwatch.domain.teaching.phrases import parse_teaching

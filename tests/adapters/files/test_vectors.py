@@ -14,7 +14,7 @@ import pytest
 
 from nightwatch.adapters.files import vector_file
 from nightwatch.adapters.files.store import FileMemoryStore
-from nightwatch.domain.memory.backfill import BackgroundBackfill
+from nightwatch.domain.memory.vectors import BackgroundBackfill
 from nightwatch.domain.vectors import VectorTable, vector_key
 from tests.adapters.memory_contract.memories import DEV, NOW, WordHashEmbedder, service, table
 

@@ -169,7 +169,7 @@ def test_context_full_lists_the_lessons_that_went_into_the_prompt(stack: Stack, 
     assert f"[events] {LESSON}" in report
     assert "Pinned documents (0):" in report
     assert "Injected lessons" not in text_of(stack.command(fake, "context Maya"))
-    assert "context Maya full" in text_of(stack.command(fake, "context Maya everything"))
+    assert "add `full` to list what went in" in text_of(stack.command(fake, "context Maya everything"))
 
 
 def test_domain_errors_come_back_as_their_message(stack: Stack, fake: FakeSlack) -> None:

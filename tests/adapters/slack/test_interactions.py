@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from nightwatch.adapters.slack.views import MEMORY_CLEAR, ForgetTarget
+from nightwatch.adapters.slack.memory_words import MEMORY_CLEAR
+from nightwatch.adapters.slack.views import ForgetTarget
 from nightwatch.domain.errors import NotFoundError
 from tests import payloads
 from tests.adapters.slack.stack import ADMIN, Stack

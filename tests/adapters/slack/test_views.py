@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
+from nightwatch.adapters.slack.blocks import VIEW_BLOCKS
 from nightwatch.adapters.slack.persona_modal import FIELDS, Submission, field_errors, persona_modal, to_draft
 from nightwatch.adapters.slack.views import (
-    VIEW_BLOCKS,
     ForgetTarget,
     PersonaMemory,
     help_blocks,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nightwatch.domain.memory.answers import OVERVIEW_MAX, Candidate, category_of, parse_candidates
+from nightwatch.domain.memory.answers import Candidate, category_of, parse_candidates
+from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX
 
 
 @pytest.mark.parametrize(

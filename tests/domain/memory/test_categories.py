@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory.categories import CATEGORIES, DESCRIPTIONS, validate_category
+from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, validate_category
 
 
 def test_there_are_six_categories_each_described() -> None:

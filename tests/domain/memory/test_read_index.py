@@ -13,10 +13,8 @@ from numpy.typing import NDArray
 
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory import cache as cache_module
-from nightwatch.domain.memory import reading as reading_module
-from nightwatch.domain.memory.derive import derive
+from nightwatch.domain.memory.derive import IndexedLessons, derive
 from nightwatch.domain.memory.format import is_header, parse
-from nightwatch.domain.memory.indexed import IndexedLessons
 from nightwatch.domain.memory.read_index import VERSION, ReadIndex, text_digest
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
@@ -249,7 +247,7 @@ def test_the_first_read_keeps_an_index_and_a_new_process_reads_from_it_without_p
         raise AssertionError("the text was parsed")
 
     monkeypatch.setattr(cache_module, "parse", no_parse)
-    monkeypatch.setattr(reading_module, "derive", no_parse)
+    monkeypatch.setattr(cache_module, "derive", no_parse)
     again = reading_service(store).read(PRIYA, "p", "flaky tests in the payments suite")
     assert again == first
     assert again.lessons

@@ -7,9 +7,8 @@ import random
 
 import pytest
 
-from nightwatch.domain.memory.derive import derive
+from nightwatch.domain.memory.derive import IndexedLessons, derive
 from nightwatch.domain.memory.format import parse
-from nightwatch.domain.memory.indexed import IndexedLessons
 from nightwatch.domain.memory.read_index import ReadIndex, text_digest
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona

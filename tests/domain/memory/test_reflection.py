@@ -5,16 +5,9 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.memory.answers import cap_length, parse_lessons
-from nightwatch.domain.memory.block import MemoryBlockPrompt
 from nightwatch.domain.memory.curation import CurationPrompt
-from nightwatch.domain.memory.models import ReflectionContext
-from nightwatch.domain.memory.reflection import (
-    CompactionItem,
-    CompactionPrompt,
-    Flavour,
-    ReflectionPrompt,
-    flavour_for,
-)
+from nightwatch.domain.memory.models import Flavour, MemoryBlockPrompt, ReflectionContext, flavour_for
+from nightwatch.domain.memory.reflection import CompactionItem, CompactionPrompt, ReflectionPrompt
 from nightwatch.domain.models import Persona
 
 CONTEXT = ReflectionContext(

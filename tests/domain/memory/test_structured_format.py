@@ -13,16 +13,16 @@ import pytest
 
 from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.compaction import compacted
+from nightwatch.domain.memory.document import unread_lines
 from nightwatch.domain.memory.format import (
     clean_overview,
     lesson_block,
     lesson_id,
     live_line_count,
+    merge_imported,
     parse,
     render_lesson,
 )
-from nightwatch.domain.memory.transfer import merge_imported
-from nightwatch.domain.memory.unread import unread_lines
 from nightwatch.domain.models import Lesson
 
 OLD = """# Carlos · memory for night-watch

@@ -6,7 +6,7 @@ import pytest
 
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.memory import LESSON_MAX, RECALL_TOOL, REMEMBER_TOOL, MemoryTools, memory_tool_specs
-from nightwatch.domain.memory.categories import CATEGORIES
+from nightwatch.domain.memory.models import CATEGORIES
 from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.errors import InvalidNameError
-from nightwatch.domain.personas.names import check_slug, persona_slug, project_slug, validate_persona_name
+from nightwatch.domain.names import check_slug, persona_slug, project_slug, validate_persona_name
 
 
 @pytest.mark.parametrize(

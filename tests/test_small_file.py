@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nightwatch.adapters.files.small_file import Problem, SmallFileError, read_small_text
+from nightwatch.small_file import Problem, SmallFileError, read_small_text
 
 
 def problem(path: Path, max_bytes: int = 100) -> Problem:
