@@ -40,6 +40,7 @@ from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.pins import PinService
+from nightwatch.domain.pins.ports import PinFiles
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.sharing import SharingService
@@ -120,8 +121,11 @@ class SlackModule(Module):
         admins: AdminCheck,
         channels: ChannelDirectory,
         watch: PinWatch,
+        files: PinFiles,
     ) -> PinCommands:
-        return PinCommands(pins=pins, personas=personas, admins=admins, channels=channels, changed=watch.sync)
+        return PinCommands(
+            pins=pins, personas=personas, admins=admins, channels=channels, files=files, changed=watch.sync
+        )
 
     @singleton
     @provider
