@@ -145,3 +145,10 @@ def test_a_failed_turn_is_retried_once_by_default_and_up_to_three_times() -> Non
     assert Settings.from_env({}).deliberation.turn_retries == 1
     assert Settings.from_env({"NIGHTWATCH_TURN_RETRIES": "0"}).deliberation.turn_retries == 0
     assert Settings.from_env({"NIGHTWATCH_TURN_RETRIES": "3"}).deliberation.turn_retries == 3
+
+
+def test_offline_lessons_stay_out_of_a_real_models_prompts_unless_a_setting_keeps_them() -> None:
+    assert Settings.from_env({}).memory.inject_offline_lessons is False
+    assert Settings.from_env({"NIGHTWATCH_INJECT_OFFLINE_LESSONS": "1"}).memory.inject_offline_lessons is True
+    with pytest.raises(ConfigError, match="NIGHTWATCH_INJECT_OFFLINE_LESSONS"):
+        Settings.from_env({"NIGHTWATCH_INJECT_OFFLINE_LESSONS": "yes"})

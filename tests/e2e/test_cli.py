@@ -158,24 +158,26 @@ def test_a_lesson_added_with_a_category_shows_it_and_search_gives_category_and_o
 
 def test_memory_show_and_search_filter_by_category(capsys: pytest.CaptureFixture[str]) -> None:
     run(capsys, "memory", "add", "Maya", "The 2026-03-02 leak forced a key rotation.", "--category", "events")
-    run(capsys, "memory", "add", "Maya", "Rotate every signing key after a leak.", "--category", "patterns")
-    run(capsys, "memory", "add", "Maya", "Key rotation scripts live in ops/keys.")
+    run(
+        capsys, "memory", "add", "Maya", "Review dependency upgrades against their changelog.", "--category", "patterns"
+    )
+    run(capsys, "memory", "add", "Maya", "Dependency upgrade scripts live in ops/deps.")
 
     code, out, _ = run(capsys, "memory", "show", "maya", "--category", "events")
     assert code == 0
     assert "1 lesson in events" in out
     assert "leak forced a key rotation" in out
-    assert "Rotate every signing key" not in out
-    assert "ops/keys" not in out
+    assert "changelog" not in out
+    assert "ops/deps" not in out
 
-    code, out, _ = run(capsys, "memory", "search", "maya", "key rotation leak", "--category", "patterns", "--json")
+    code, out, _ = run(capsys, "memory", "search", "maya", "dependency upgrades", "--category", "patterns", "--json")
     assert code == 0
     found = json.loads(out)
     assert found["category"] == "patterns"
-    assert [row["text"] for row in found["results"]] == ["Rotate every signing key after a leak."]
+    assert [row["text"] for row in found["results"]] == ["Review dependency upgrades against their changelog."]
 
-    code, out, _ = run(capsys, "memory", "search", "maya", "key rotation", "--category", "cases")
-    assert (code, out.strip()) == (0, "No lessons in cases match 'key rotation'.")
+    code, out, _ = run(capsys, "memory", "search", "maya", "dependency upgrades", "--category", "cases")
+    assert (code, out.strip()) == (0, "No lessons in cases match 'dependency upgrades'.")
 
     code, _, err = run(capsys, "memory", "show", "maya", "--category", "gossip")
     assert code == 2

@@ -190,11 +190,8 @@ class SlashCommands:
             query = validate_query(query)
             project = self._channels.project_for(call.channel)
             found = [hit.lesson for hit in self._memory.search(persona, project, query, category=category)]
-            about = f" in {category}" if category else ""
-            title = (
-                f"*{escape(persona.name)}*: {len(found)} lessons{about} about *{escape(project)}* "
-                f"match _{escape(query)}_"
-            )
+            about = f"lessons in {category}" if category else "lessons"
+            title = f"*{escape(persona.name)}*: {len(found)} {about} about *{escape(project)}* match _{escape(query)}_"
             return Reply(f"{persona.name}'s memory search", memory_blocks(persona, project, found, title=title))
         persona, words = self._persona_and_rest(rest)
         category, project_name = category_filter(words)
@@ -217,10 +214,12 @@ class SlashCommands:
         persona, words = self._persona_and_rest(rest)
         category, text = category_and_lesson(words)
         project = self._channels.project_for(call.channel)
-        lesson = self._memory.remember(persona, project, text, author=call.user or None, category=category)
+        found = self._memory.record(persona, project, text, author=call.user or None, category=category)
         self._home.publish(call.user)
+        lesson = found.lesson
         about = f" ({lesson.category})" if lesson.category else ""
-        return Reply(f"{persona.name} remembers `{lesson.id}`{about} for {project}: {escape(lesson.text)}")
+        what = f" · {found.said}"
+        return Reply(f"{persona.name} remembers `{lesson.id}`{about} for {project}: {escape(lesson.text)}{what}")
 
     def forget(self, call: Invocation, rest: str) -> Reply:
         self._admins.require(call.user, "forget lessons")

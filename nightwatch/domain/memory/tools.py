@@ -20,10 +20,11 @@ from functools import cache
 from typing import ClassVar, Protocol
 
 from nightwatch.domain.errors import InvalidInputError
+from nightwatch.domain.memory.compaction import clear
 from nightwatch.domain.memory.document import Line
 from nightwatch.domain.memory.format import Merged, merge_imported, parse
-from nightwatch.domain.memory.lesson_text import LESSON_MAX, QUERY_MAX, validate_query
-from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, validate_category
+from nightwatch.domain.memory.lesson_text import QUERY_MAX, validate_query
+from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, LESSON_MAX, validate_category
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.models import Category, Lesson, Persona
@@ -227,6 +228,10 @@ class MemoryTransfer:
         if outcome[0].added:
             self._memory.backfill(persona.slug, project)
         return outcome[0]
+
+    def clear(self, persona: Persona, project: str) -> int:
+        """Empty the memory to its title, the old version kept for `memory rollback`; how many lessons it held."""
+        return clear(self._store, persona, check_slug(project))
 
     def replace(self, persona: Persona, project: str, expected: str, text: str) -> bool:
         """Write `text` if the document still holds `expected`; False (nothing written) when someone wrote meanwhile."""

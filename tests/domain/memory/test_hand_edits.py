@@ -7,11 +7,10 @@ from datetime import date
 import pytest
 
 from nightwatch.domain.llm import Purpose
-from nightwatch.domain.memory import unread_summary
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, unread_summary
 from nightwatch.domain.memory.document import unread_lines
 from nightwatch.domain.memory.format import lesson_id, parse
 from nightwatch.domain.memory.models import ReflectionContext, UnreadLine
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.tools import settle_appended
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall
