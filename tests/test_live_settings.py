@@ -72,11 +72,13 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
         "NIGHTWATCH_MAX_ROUNDS=3\nNIGHTWATCH_MAX_REPLIES=8\nNIGHTWATCH_MEMORY_TOKEN_BUDGET=900\nNIGHTWATCH_LEAD=priya\n"
         "NIGHTWATCH_SHARED_TOKEN_BUDGET=0\nNIGHTWATCH_PIN_TOKEN_BUDGET=400\n"
         "NIGHTWATCH_ADMINS=U2,U1\nNIGHTWATCH_PROACTIVE_INTERVAL_MINUTES=0\nNIGHTWATCH_PROACTIVE_QUIET_MINUTES=5\n"
-        "NIGHTWATCH_LOG_LEVEL=warning\nNIGHTWATCH_TURN_RETRIES=3\n"
+        "NIGHTWATCH_LOG_LEVEL=warning\nNIGHTWATCH_LESSON_NOTES=ephemeral\nNIGHTWATCH_TURN_WORDS=60\n"
+        "NIGHTWATCH_TURN_RETRIES=3\n"
     )
     with caplog.at_level(logging.INFO, logger="nightwatch.live_settings"):
         reloaded = live.reload()
     now = live.current()
+    assert (now.slack.lesson_notes, now.deliberation.turn_words) == ("ephemeral", 60)
     assert now is reloaded.settings
     assert (now.deliberation.max_rounds, now.deliberation.max_replies, now.deliberation.lead) == (3, 8, "priya")
     assert now.deliberation.turn_retries == 3
@@ -100,6 +102,8 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
             "admins (none) → U1, U2",
             "proactive interval (minutes) 180 → 0",
             "proactive quiet time (minutes) 60 → 5",
+            "lesson notes thread → ephemeral",
+            "turn words 120 → 60",
             "log level INFO → WARNING",
         ]
     )

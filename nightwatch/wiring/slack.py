@@ -21,6 +21,7 @@ from nightwatch.adapters.slack import (
     Deliberations,
     HomeTab,
     LeaseKeeper,
+    LessonNotes,
     Listeners,
     PersonaAdmin,
     PinCommands,
@@ -96,6 +97,12 @@ class SlackModule(Module):
 
     @singleton
     @provider
+    def provide_lesson_notes(self, live: LiveSettings, client: WebClient) -> LessonNotes:
+        """Each thread's one lessons message; NIGHTWATCH_LESSON_NOTES is read at each message, so it reloads."""
+        return LessonNotes(client=client, mode=lambda: live.current().slack.lesson_notes)
+
+    @singleton
+    @provider
     def provide_deliberations(
         self,
         engine: DeliberationEngine,
@@ -104,8 +111,11 @@ class SlackModule(Module):
         pool: WorkerPool,
         channels: ChannelDirectory,
         clock: Clock,
+        notes: LessonNotes,
     ) -> Deliberations:
-        return Deliberations(engine=engine, log=log, client=client, pool=pool, channels=channels, clock=clock)
+        return Deliberations(
+            engine=engine, log=log, client=client, pool=pool, channels=channels, clock=clock, notes=notes
+        )
 
     @singleton
     @provider
@@ -193,8 +203,11 @@ class SlackModule(Module):
         channels: ChannelDirectory,
         client: WebClient,
         admins: AdminCheck,
+        notes: LessonNotes,
     ) -> ThreadTeaching:
-        return ThreadTeaching(teaching=teaching, personas=personas, channels=channels, client=client, admins=admins)
+        return ThreadTeaching(
+            teaching=teaching, personas=personas, channels=channels, client=client, admins=admins, notes=notes
+        )
 
     @singleton
     @provider
@@ -207,6 +220,7 @@ class SlackModule(Module):
         admin: PersonaAdmin,
         home: HomeTab,
         teaching: ThreadTeaching,
+        notes: LessonNotes,
     ) -> Listeners:
         return Listeners(
             state=state,
@@ -216,6 +230,7 @@ class SlackModule(Module):
             admin=admin,
             home=home,
             teaching=teaching,
+            notes=notes,
         )
 
     @singleton
@@ -228,12 +243,13 @@ class SlackModule(Module):
         client: WebClient,
         channels: ChannelDirectory,
         engine: DeliberationEngine,
+        notes: LessonNotes,
     ) -> ProactiveScheduler:
         return ProactiveScheduler(
             service=proactive,
             state=state,
             clock=clock,
-            poster_for=lambda channel: SlackPoster(client=client, channel=channel, thread_ts=None),
+            poster_for=lambda channel: SlackPoster(client=client, channel=channel, thread_ts=None, notes=notes),
             channel_name=channels.name_of,
             housekeeping=engine.close_abandoned,
         )

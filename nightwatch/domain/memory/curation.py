@@ -36,8 +36,9 @@ from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import (
     Features,
     amounts,
+    changed_amount,
     conflict,
-    dimension,
+    days_named,
     features,
     flips,
     overlap,
@@ -65,7 +66,6 @@ NEIGHBOURS = 5
 # A profile or preference entry this close is the one a new lesson of its category updates (MiniLM puts another
 # preference on another subject at 0.25-0.36, the same one reworded or changed at 0.5-0.8).
 ENTRY_MEANING = 0.5
-SWAP_OVERLAP = 0.5  # word overlap above which one exchanged word means another subject, not a paraphrase
 
 # By shared words, for lessons without a vector (share of content words in common):
 DUPLICATE_OVERLAP = 0.75
@@ -131,11 +131,6 @@ class CurationPrompt(Prompt):
             related=(RelatedLesson("ab12cd34", "The release train runs on Tuesdays.", "patterns"),),
             category="patterns",
         )
-
-
-def _one_word_swapped(a: Features, b: Features) -> bool:
-    """The same sentence with one word exchanged ("the payments suite" / "the search suite"): another subject."""
-    return len(a.words - b.words) == 1 == len(b.words - a.words) and overlap(a.words, b.words) >= SWAP_OVERLAP
 
 
 def _same_names(a: Features, b: Features) -> bool:
@@ -214,7 +209,7 @@ def is_duplicate(a: str, b: str, similarity: float | None = None) -> bool:
 def _restates(old: str, similarity: float | None, candidate: str) -> bool:
     theirs, mine = features(old), features(candidate)
     if similarity is not None:  # by meaning: one may leave out a specific, neither may contradict the other's
-        agree = _amounts_agree(old, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
+        agree = amounts_agree(old, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
         close = similarity >= DUPLICATE_MEANING and not another_subject(old, candidate)
         return agree and close and not says_change(candidate)
     if not same_specifics(theirs, mine):
@@ -245,17 +240,12 @@ def another_subject(a: str, b: str) -> bool:
     return exchanged and (not reworded or in_place / max(len(mine), len(theirs)) >= CLEARLY_PARALLEL)
 
 
-def _amounts_agree(a: str, b: str) -> bool:
-    """The amounts of one are a part of the other's (a restatement may leave some out), once units are made one."""
+def amounts_agree(a: str, b: str) -> bool:
+    """The amounts and named days of one are a part of the other's (a restatement may leave some out), once units
+    are made one ("ninety days" is "90 days")."""
     mine, theirs = amounts(a), amounts(b)
-    return mine <= theirs or theirs <= mine
-
-
-def changed_amount(older: str, newer: str) -> bool:
-    """The newer lesson states another amount of a kind the older one states (a duration, a size, a share...)."""
-    old, new = amounts(older), amounts(newer)
-    kinds = {dimension(amount) for amount in old}
-    return any(dimension(amount) in kinds for amount in new - old) and bool(old - new)
+    days_a, days_b = days_named(a), days_named(b)
+    return (mine <= theirs or theirs <= mine) and (days_a <= days_b or days_b <= days_a)
 
 
 def _updates(older: str, similarity: float | None, candidate: str) -> bool:
@@ -294,3 +284,10 @@ def parse_curation(answer: str, allowed: Iterable[str]) -> Curation | None:
             return None
         return Curation(action, target.strip().lower())
     return Curation(action)
+
+
+class LessonSuccession:
+    """Curation's rule for an update, as reading asks it (recall's Succession port): does `newer` replace `older`?"""
+
+    def replaces(self, older: str, newer: str, similarity: float) -> bool:
+        return _updates(older, similarity, newer)
