@@ -95,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nightwatch",
         description="AI personas that deliberate in Slack threads and remember what they learn.",
     )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log more: -v at INFO, -vv at DEBUG (default: WARNING, or NIGHTWATCH_LOG_LEVEL; `run` logs at INFO)",
+    )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     _personas_commands(commands)
@@ -102,7 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     _share_commands(commands)
     pin_commands(commands)
 
-    deliberate_command = command(commands, "deliberate", deliberate, "run a deliberation in the terminal")
+    deliberate_command = command(
+        commands, "deliberate", deliberate, "run a deliberation in the terminal", uses_model=True
+    )
     deliberate_command.add_argument("topic", type=validate_topic, help=f"1-{TOPIC_MAX:,} characters")
     project_option(deliberate_command)
     deliberate_command.add_argument("--personas", type=_persona_list, help=_PERSONAS_HELP)
@@ -136,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     # No start-up first: this command is the upgrade start-up runs, reported.
     command(db_ops, "upgrade", db_upgrade, "run the database migrations this version needs", start_up=False)
 
-    command(commands, "run", run, "start the Slack app over Socket Mode")
+    command(commands, "run", run, "start the Slack app over Socket Mode", uses_model=True, log_level="INFO")
     return parser
 
 
@@ -173,7 +182,7 @@ def _memory_commands(commands: Commands) -> None:
     search.add_argument("--json", action="store_true", help="print one JSON document")
     _category_option(search)
     search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
-    memory_command(mem, "compact", memory_compact, "condense the memory file with the model")
+    memory_command(mem, "compact", memory_compact, "condense the memory file with the model", uses_model=True)
     clear = memory_command(mem, "clear", memory_clear, "forget every lesson of a project (rollback brings them back)")
     clear.add_argument("--yes", action="store_true", help="confirm the clear")
     memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction or clear")

@@ -13,7 +13,7 @@ from slack_sdk import WebClient
 
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.pins import PinWatch
-from nightwatch.adapters.runtime import ProactiveScheduler
+from nightwatch.adapters.runtime import Metrics, ProactiveScheduler
 from nightwatch.adapters.slack import (
     AdminCheck,
     Authorization,
@@ -111,10 +111,18 @@ class SlackModule(Module):
         pool: WorkerPool,
         channels: ChannelDirectory,
         clock: Clock,
+        metrics: Metrics,
         notes: LessonNotes,
     ) -> Deliberations:
         return Deliberations(
-            engine=engine, log=log, client=client, pool=pool, channels=channels, clock=clock, notes=notes
+            engine=engine,
+            log=log,
+            client=client,
+            pool=pool,
+            channels=channels,
+            clock=clock,
+            metrics=metrics,
+            notes=notes,
         )
 
     @singleton

@@ -57,6 +57,7 @@ ACTIONS: frozenset[str] = frozenset({"create", "merge", "skip", "supersede"})  #
 # By meaning (cosine of all-MiniLM-L6-v2 vectors; chosen on the tuning half of bench/data/persona_lessons.jsonl):
 DUPLICATE_MEANING = 0.65  # a paraphrase this close, with the same specifics, says the same thing
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
+RETIRED_MEANING = 0.6  # reading leaves an older lesson out when a newer one this close changes its specific
 CHANGED_MEANING = 0.75  # ... this close, naming the same things and stating another amount of their kind, updates it
 PARALLEL_SHARE = 0.6  # share of subject words in place for two lessons to be one sentence with words exchanged
 EXCHANGED_MAX = 3  # most subject words exchanged on each side of such a parallel sentence
@@ -291,3 +292,9 @@ class LessonSuccession:
 
     def replaces(self, older: str, newer: str, similarity: float) -> bool:
         return _updates(older, similarity, newer)
+
+    def retires(self, older: str, newer: str, similarity: float) -> bool:
+        old, new = features(older), features(newer)
+        same_things = _same_names(old, new) and overlap(old.words, new.words) >= SAME_SUBJECT_OVERLAP
+        specific = changed_amount(older, newer) or flips(old, new)
+        return similarity >= RETIRED_MEANING and same_things and specific and not another_subject(older, newer)
