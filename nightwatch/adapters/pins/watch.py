@@ -12,6 +12,7 @@ seen by the next turn.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from pathlib import Path
 
@@ -65,9 +66,13 @@ class PinWatch:
                 new = files - self._known
                 self._known = files
             self._watch.watch(files=[Path(path) for path in files])
-            if new:
-                changed = self._pins.changed(new)
-                log.info("watching %d pinned files (%d new, %d changed since read)", len(files), len(new), changed)
+            # A file gone since the last sync is checked too: a notification can be missed (a busy machine, a
+            # watch restarted), and a stat per pinned file every sync_seconds is cheap.
+            gone = {path for path in files - new if not os.path.lexists(path)}
+            if new or gone:
+                changed = self._pins.changed(new | gone)
+                if new or changed:
+                    log.info("watching %d pinned files (%d new, %d changed since read)", len(files), len(new), changed)
         except (NightWatchError, OSError) as err:
             log.warning("could not update the watch of pinned files (%s); the next sync tries again", err)
 
