@@ -182,3 +182,20 @@ class Settings:
 def _shared(database_url: str) -> bool:
     """Whether the database is PostgreSQL, the one several replicas share."""
     return database_url.startswith("postgresql")
+
+
+def c_locale(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the locale asks for plain ASCII (C or POSIX), although Python itself then writes UTF-8 (PEP 538/540).
+
+    The locale's name comes from LC_ALL, else LC_CTYPE, else LANG; an LC_CTYPE of C.UTF-8 beside a C `LANG` is the
+    one Python's own locale coercion set, so it does not count. PYTHONIOENCODING or PYTHONUTF8 set by the person wins.
+    """
+    env = os.environ if env is None else env
+    if env.get("PYTHONIOENCODING") or env.get("PYTHONUTF8"):
+        return False
+    lang = env.get("LANG", "")
+    ctype = env.get("LC_CTYPE", "")
+    if ctype == "C.UTF-8" and lang in ("C", "POSIX"):
+        ctype = ""
+    name = env.get("LC_ALL") or ctype or lang
+    return name in ("C", "POSIX")
