@@ -230,6 +230,7 @@ class SlashCommands:
             current = self._channels.project_for(call.channel)
             return Reply(f"This channel uses the project *{escape(current)}*. Change it: `{COMMAND} project <slug>`.")
         slug = project_slug(rest)
+        self._admins.require(call.user, "change a channel's project")  # it re-points deliberations and teaching
         self._state.map_channel(call.channel, slug, self._clock.now())
         return Reply(
             f"This channel now maps to the project *{slug}*: personas use their memory of {slug} here, and may "
