@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +69,7 @@ class SlackSettings:
     app_token: str | None = field(default=None, repr=False)
     api_url: str = DEFAULT_SLACK_API_URL
     admins: frozenset[str] = frozenset()
+    teachers: str = "everyone"  # who may teach personas: everyone, admins, or a user group's id (S0123ABC)
     workers: int = 24
     proactive_interval_minutes: int = 180
     proactive_quiet_minutes: int = 60
@@ -143,6 +145,7 @@ class Settings:
             app_token=reader.token("SLACK_APP_TOKEN", "xapp-"),
             api_url=reader.url("SLACK_API_URL", DEFAULT_SLACK_API_URL),
             admins=frozenset(a for a in (reader.text("NIGHTWATCH_ADMINS") or "").replace(" ", ",").split(",") if a),
+            teachers=_teachers(reader),
             workers=reader.integer("NIGHTWATCH_WORKERS", 24, minimum=1, maximum=256),
             proactive_interval_minutes=reader.integer("NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", 180, minimum=0),
             proactive_quiet_minutes=reader.integer("NIGHTWATCH_PROACTIVE_QUIET_MINUTES", 60, minimum=0),
@@ -177,6 +180,19 @@ class Settings:
         reader.refuse_unknown()
         local = settings.local_memory_notice
         return dataclasses.replace(settings, notices=(*notices, local)) if local else settings
+
+
+def _teachers(reader: Reader) -> str:
+    """NIGHTWATCH_TEACHERS: `everyone` (the default), `admins`, or a Slack user group's id."""
+    raw = reader.text("NIGHTWATCH_TEACHERS")
+    if raw is None or raw.lower() in ("everyone", "admins"):
+        return (raw or "everyone").lower()
+    if re.fullmatch(r"S[A-Z0-9]{2,20}", raw):
+        return raw
+    raise ConfigError(
+        f"NIGHTWATCH_TEACHERS={raw!r} is not valid; it accepts everyone, admins, or a Slack user group's id such as "
+        f"S0123ABC{reader.where('NIGHTWATCH_TEACHERS')}."
+    )
 
 
 def _shared(database_url: str) -> bool:

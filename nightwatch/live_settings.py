@@ -61,6 +61,7 @@ RELOADABLE = (
     Reloadable("NIGHTWATCH_MAX_REPLIES", "max replies", "deliberation", "max_replies"),
     Reloadable("NIGHTWATCH_LEAD", "lead", "deliberation", "lead"),
     Reloadable("NIGHTWATCH_ADMINS", "admins", "slack", "admins"),
+    Reloadable("NIGHTWATCH_TEACHERS", "teachers", "slack", "teachers"),
     Reloadable(
         "NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", "proactive interval (minutes)", "slack", "proactive_interval_minutes"
     ),

@@ -34,6 +34,8 @@ from nightwatch.adapters.slack import (
     listener_threads,
     web_client,
 )
+from nightwatch.adapters.slack.held import HeldReview
+from nightwatch.adapters.slack.teachers import TeacherCheck
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.deliberation.ports import DeliberationLog
@@ -43,7 +45,7 @@ from nightwatch.domain.pins import PinService
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.sharing import SharingService
-from nightwatch.domain.teaching import TeachingService
+from nightwatch.domain.teaching import LessonReview, TeachingService
 from nightwatch.live_settings import LiveSettings
 
 
@@ -83,15 +85,37 @@ class SlackModule(Module):
 
     @singleton
     @provider
+    def provide_held_review(
+        self,
+        live: LiveSettings,
+        review: LessonReview,
+        personas: PersonaService,
+        admins: AdminCheck,
+        client: WebClient,
+        clock: Clock,
+    ) -> HeldReview:
+        # NIGHTWATCH_TEACHERS is read at each lesson: a reload reaches the next one
+        teachers = TeacherCheck(
+            teachers=lambda: live.current().slack.teachers, admins=admins, client=client, clock=clock
+        )
+        return HeldReview(review=review, personas=personas, admins=admins, teachers=teachers)
+
+    @singleton
+    @provider
     def provide_channels(self, client: WebClient, state: SlackState, clock: Clock) -> ChannelDirectory:
         return ChannelDirectory(client=client, state=state, clock=clock)
 
     @singleton
     @provider
     def provide_home(
-        self, client: WebClient, personas: PersonaService, memory: MemoryService, admins: AdminCheck
+        self,
+        client: WebClient,
+        personas: PersonaService,
+        memory: MemoryService,
+        admins: AdminCheck,
+        held: HeldReview,
     ) -> HomeTab:
-        return HomeTab(client=client, personas=personas, memory=memory, admins=admins)
+        return HomeTab(client=client, personas=personas, memory=memory, admins=admins, held=held)
 
     @singleton
     @provider
@@ -147,6 +171,7 @@ class SlackModule(Module):
         channels: ChannelDirectory,
         shares: ShareCommands,
         pinning: PinCommands,
+        held: HeldReview,
     ) -> SlashCommands:
         return SlashCommands(
             personas=personas,
@@ -160,6 +185,7 @@ class SlackModule(Module):
             home=home,
             deliberations=deliberations,
             channels=channels,
+            held=held,
             more={**shares.handlers(), **pinning.handlers()},
         )
 
@@ -184,8 +210,11 @@ class SlackModule(Module):
         channels: ChannelDirectory,
         client: WebClient,
         admins: AdminCheck,
+        held: HeldReview,
     ) -> ThreadTeaching:
-        return ThreadTeaching(teaching=teaching, personas=personas, channels=channels, client=client, admins=admins)
+        return ThreadTeaching(
+            teaching=teaching, personas=personas, channels=channels, client=client, admins=admins, held=held
+        )
 
     @singleton
     @provider
@@ -198,8 +227,10 @@ class SlackModule(Module):
         admin: PersonaAdmin,
         home: HomeTab,
         teaching: ThreadTeaching,
+        held: HeldReview,
     ) -> Listeners:
         return Listeners(
+            held=held,
             state=state,
             clock=clock,
             deliberations=deliberations,

@@ -63,9 +63,7 @@ def test_a_closed_pipe_ends_the_command_quietly(taught: Path, argv: list[str]) -
     assert "Exception ignored" not in err
 
 
-@pytest.mark.parametrize(
-    "locale", [{"PYTHONIOENCODING": "ascii"}, {"LANG": "C"}, {"LC_ALL": "POSIX"}], ids=str
-)
+@pytest.mark.parametrize("locale", [{"PYTHONIOENCODING": "ascii"}, {"LANG": "C"}, {"LC_ALL": "POSIX"}], ids=str)
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda argv: " ".join(argv[:2]))
 def test_an_ascii_terminal_gets_ascii(taught: Path, argv: list[str], locale: dict[str, str]) -> None:
     done = subprocess.run(

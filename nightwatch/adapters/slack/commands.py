@@ -18,6 +18,7 @@ from slack_sdk.errors import SlackApiError
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.blocks import Block, escape, mrkdwn
+from nightwatch.adapters.slack.held import HeldReview
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.persona_modal import persona_modal
 from nightwatch.adapters.slack.sanitize import sanitize
@@ -93,8 +94,10 @@ class SlashCommands:
         home: HomeTab,
         deliberations: Deliberations,
         channels: ChannelDirectory,
+        held: HeldReview,
         more: Mapping[str, Handler] | None = None,
     ) -> None:
+        self._held = held
         self._personas = personas
         self._memory = memory
         self._engine = engine
@@ -199,6 +202,9 @@ class SlashCommands:
         persona, words = self._persona_and_rest(rest)
         category, text = _category_and_lesson(words)
         project = self._channels.project_for(call.channel)
+        reason = self._held.screen(call.user, text)
+        if reason is not None:
+            return Reply(self._held.hold([persona], project, text, reason, author=call.user, category=category))
         lesson = self._memory.remember(persona, project, text, author=call.user or None, category=category)
         self._home.publish(call.user)
         about = f" ({lesson.category})" if lesson.category else ""
