@@ -40,6 +40,7 @@ class MemoryLimits:
     half_life_days: float = 30.0
     dense: Literal["on", "off"] = "on"  # meaning recall (all-MiniLM-L6-v2 vectors)
     shared_token_budget: int = 600  # most tokens of teammates' shared knowledge in one prompt (0: none)
+    inject_offline_lessons: bool = False  # lessons the offline model recorded go into a real model's prompts too
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,7 @@ class Settings:
             half_life_days=reader.number("NIGHTWATCH_MEMORY_HALF_LIFE_DAYS", 30.0, minimum=0.1),
             dense=reader.choice("NIGHTWATCH_RECALL_DENSE", ("on", "off"), "on"),  # type: ignore[arg-type]
             shared_token_budget=reader.integer("NIGHTWATCH_SHARED_TOKEN_BUDGET", 600, minimum=0),
+            inject_offline_lessons=reader.choice("NIGHTWATCH_INJECT_OFFLINE_LESSONS", ("0", "1"), "0") == "1",
         )
         if memory.compaction_target >= memory.max_lines:
             raise ConfigError(

@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters.db import SchemaChange, upgrade
 from nightwatch.adapters.encoder import embeddings
+from nightwatch.adapters.files import make_private_folder
 from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.adapters.runtime import report_persona_files
 from nightwatch.config import Settings
@@ -55,7 +56,7 @@ class StartUp:
         """
         settings = self._settings
         try:
-            settings.home.mkdir(parents=True, exist_ok=True)
+            make_private_folder(settings.home)
         except OSError as exc:
             raise StorageError(
                 f"Cannot create the data folder {settings.home} ({exc.strerror}); "

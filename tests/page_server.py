@@ -18,6 +18,8 @@ class Page:
     content_type: str = "text/plain; charset=utf-8"
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    drip_headers: float = 0.0  # seconds between the bytes of the status line and headers (0: sent at once)
+    drip_body: float = 0.0  # seconds between the bytes of the body
 
 
 class PageServer:
@@ -65,14 +67,21 @@ class PageServer:
                 page = server.pages.get(self.path, Page(b"not here", status=404))
                 if page.delay:
                     time.sleep(page.delay)
-                self.send_response(page.status)
-                self.send_header("Content-Type", page.content_type)
-                self.send_header("Content-Length", str(len(page.body)))
-                for name, value in page.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
+                head = [f"HTTP/1.1 {page.status} Planned", f"Content-Type: {page.content_type}"]
+                head += [f"Content-Length: {len(page.body)}", *(f"{k}: {v}" for k, v in page.headers.items())]
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a client stops reading a page over
-                    self.wfile.write(page.body)  # the size cap
+                    self._send("\r\n".join([*head, "", ""]).encode(), page.drip_headers)  # the size cap, or gives
+                    self._send(page.body, page.drip_body)  # up on a dripping one
+                self.close_connection = True
+
+            def _send(self, data: bytes, drip: float) -> None:
+                if not drip:
+                    self.wfile.write(data)
+                    return
+                for byte in data:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(drip)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

@@ -137,3 +137,10 @@ def test_pin_roots_are_absolute_folders_separated_by_the_path_separator_and_host
     assert pins.roots == (Path("/srv/docs"), Path("/srv/runbooks"))
     assert pins.url_hosts == {"wiki.internal", "127.0.0.1", "10.0.0.5"}
     assert pins.token_budget == 4000
+
+
+def test_offline_lessons_stay_out_of_a_real_models_prompts_unless_a_setting_keeps_them() -> None:
+    assert Settings.from_env({}).memory.inject_offline_lessons is False
+    assert Settings.from_env({"NIGHTWATCH_INJECT_OFFLINE_LESSONS": "1"}).memory.inject_offline_lessons is True
+    with pytest.raises(ConfigError, match="NIGHTWATCH_INJECT_OFFLINE_LESSONS"):
+        Settings.from_env({"NIGHTWATCH_INJECT_OFFLINE_LESSONS": "yes"})

@@ -247,3 +247,16 @@ def test_every_cli_handler_gets_its_services_and_never_the_container(slack_setti
             assert not any(isinstance(service, Injector) for service in services.values())
     finally:
         container.get(Engine).dispose()
+
+
+@pytest.mark.parametrize(
+    ("llm", "keep", "injected", "by_model"),
+    [("offline", False, True, False), ("anthropic", False, False, True), ("anthropic", True, True, True)],
+)
+def test_memory_policy_follows_the_model_in_use(
+    settings: Settings, llm: str, keep: bool, injected: bool, by_model: bool
+) -> None:
+    memory = dataclasses.replace(settings.memory, inject_offline_lessons=keep)
+    chosen = dataclasses.replace(settings, llm=llm, anthropic_api_key="sk-ant-test", memory=memory)
+    policy = build_injector(chosen).get(MemoryService).policy
+    assert (policy.inject_offline_lessons, policy.use_model_for_compaction) == (injected, by_model)

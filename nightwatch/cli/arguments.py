@@ -157,6 +157,7 @@ def _memory_commands(commands: Commands) -> None:
     add = memory_command(mem, "add", memory_add, "remember a lesson")
     add.add_argument("lesson", type=_lesson, help=_LESSON_HELP)
     add.add_argument("--category", type=validate_category, help=f"what the lesson is about: {', '.join(CATEGORIES)}")
+    add.add_argument("--json", action="store_true", help="print what happened as one JSON document")
     memory_command(mem, "forget", memory_forget, "forget a lesson by id").add_argument("id", type=validate_lesson_id)
     search = memory_command(mem, "search", memory_search, "find the lessons that match a query")
     search.add_argument("query", type=validate_query, help=f"1-{QUERY_MAX} characters")

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import TextIO
 
-from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, Retried, orphans, unread_summary
+from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, Remembered, Retried, orphans, unread_summary
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import (
     PersonaService,
@@ -45,8 +45,13 @@ def memory_show(args: argparse.Namespace, out: TextIO, *, memory: MemoryService,
     print(f"{memory.path_hint(persona, project)} · {count}", file=out)
     if not lessons:
         print("  (no lessons yet)", file=out)
+    replaced: dict[str, list[Lesson]] = {}
+    for old in history:
+        replaced.setdefault(old.superseded_by or "", []).append(old)
     for lesson in lessons:
         print(_lesson_line(lesson), file=out)
+        for old in replaced.get(lesson.id, []):  # what this lesson replaced, so a person sees why it changed
+            print(f"{_OVERVIEW_INDENT}supersedes {old.id}: {old.text}", file=out)
     if history:
         print("Superseded:", file=out)
         for lesson in history:
@@ -59,10 +64,31 @@ def memory_show(args: argparse.Namespace, out: TextIO, *, memory: MemoryService,
 
 def memory_add(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
     persona, project = _target(personas, args)
-    lesson = memory.remember(persona, project, args.lesson, author=CLI_AUTHOR, category=args.category)
+    found = memory.record(persona, project, args.lesson, author=CLI_AUTHOR, category=args.category)
+    if args.json:
+        print(json.dumps(_remembered_row(found, persona, project), ensure_ascii=False), file=out)
+        return 0
+    lesson = found.lesson
+    seen = f", seen {lesson.seen}×" if found.outcome == "merged" else ""
     category = f" ({lesson.category})" if lesson.category else ""
-    print(f"Remembered {lesson.id}{category}: {lesson.text}", file=out)
+    print(f"Remembered {lesson.id} — {found.said}{seen}{category}: {lesson.text}", file=out)
     return 0
+
+
+def _remembered_row(found: Remembered, persona: Persona, project: str) -> dict[str, object]:
+    lesson = found.lesson
+    return {
+        "persona": persona.slug,
+        "project": project,
+        "id": lesson.id,
+        "text": lesson.text,
+        "category": lesson.category,
+        "outcome": found.outcome,
+        "said": found.said,
+        "merged_into": lesson.id if found.outcome == "merged" else None,
+        "superseded": found.replaced,
+        "seen": lesson.seen,
+    }
 
 
 def memory_forget(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:

@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from nightwatch.adapters.files import FolderDocument, read_folder, write_folder
+from nightwatch.adapters.files import FolderDocument, read_folder, write_folder, write_private_text
+from nightwatch.adapters.secrets import redact
 from nightwatch.config import Settings
 from nightwatch.domain.errors import ConfigError, NightWatchError, NotFoundError, StorageError
 from nightwatch.domain.memory import MemoryTransfer
@@ -90,11 +91,13 @@ def _edited(editor: str, text: str, name: str) -> str:
 
 
 def _keep_copy(home: Path, name: str, text: str) -> Path:
-    """Save an edit that could not be written under NIGHTWATCH_HOME/edits/, so nothing typed is lost."""
+    """Save an edit that could not be written under NIGHTWATCH_HOME/edits/, so nothing typed is lost.
+
+    The copy is redacted like everything else under the home, and private (0600 in a 0700 folder).
+    """
     path = home / "edits" / f"{name}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.md"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_private_text(path, redact(text))
     except OSError as err:
         raise StorageError(f"Could not keep your edit in {path} ({err.strerror}); it was:\n{text}") from err
     return path

@@ -78,6 +78,8 @@ class ServiceModule(Module):
             max_lines=limits.max_lines,
             compaction_target=limits.compaction_target,
             use_model_for_curation=settings.llm != "offline",
+            use_model_for_compaction=settings.llm != "offline",
+            inject_offline_lessons=settings.llm == "offline" or limits.inject_offline_lessons,
         )
         return MemoryService(store=store, llm=llm, clock=clock, recall=recall, policy=policy, pending=pending)
 

@@ -25,8 +25,7 @@ from nightwatch.adapters.terminal import (
 )
 from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy, DeliberationRequest
 from nightwatch.domain.deliberation.models import Decision, Verdict
-from nightwatch.domain.memory import Retried
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, Retried
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler

@@ -9,7 +9,7 @@ import pytest
 
 from nightwatch.domain.errors import LLMUnavailableError
 from nightwatch.domain.llm import LLMRequest, Purpose
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas.service import PersonaService
 from nightwatch.domain.pins import PinService

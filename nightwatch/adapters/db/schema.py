@@ -6,6 +6,9 @@ here needs a migration too: tests/adapters/db/test_migrations.py compares the mi
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -280,8 +283,21 @@ def make_engine(url: str) -> Engine:
         kwargs["pool_pre_ping"] = True
     engine = create_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            event.listen(engine, "connect", _private_file(Path(parsed.database)))
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def _private_file(path: Path) -> Callable[[Any, Any], None]:
+    """A connect hook that makes the database file 0600 before WAL mode is set (its -wal and -shm take its mode)."""
+
+    def tighten(_dbapi_connection: Any, _record: Any) -> None:
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_mode & 0o077:
+                os.chmod(path, 0o600)
+
+    return tighten
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -5,6 +5,9 @@ a crash leaves either the old file or the new one, never part of one. A lock is 
 the data (it excludes threads and processes alike; closing it or a crash releases it). Every path passes
 `MemoryPaths.checked` first and every file is opened with O_NOFOLLOW; every OSError becomes a StorageError that
 names the file and says what to do.
+
+Memory is private: every file written here is 0600 and every folder created here 0700 (FILE_MODE, FOLDER_MODE), so
+another account on the machine reads no lesson, index, lock or archive.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from nightwatch.adapters.files.paths import NO_FOLLOW, Kind, MemoryPaths
 from nightwatch.domain.errors import StorageError
 
 LOCK = "main.md.lock"
+FILE_MODE = 0o600
+FOLDER_MODE = 0o700
 _TMP_PREFIX = ".main.md."
 _CACHE_PREFIX = ".main.cache."  # temp files of write_cache, which takes no lock
 _TMP_SUFFIX = ".tmp"
@@ -42,7 +47,7 @@ class MemoryDisk:
     def make_folder(self, folder: Path) -> Path:
         """Create `folder` and its parents as needed; return it, checked again once it exists."""
         self._paths.checked(folder, Kind.FOLDER)
-        self.io(lambda: folder.mkdir(parents=True, exist_ok=True), f"create {self._paths.rel_text(folder)}")
+        self.io(lambda: make_private_folder(folder), f"create {self._paths.rel_text(folder)}")
         return self._paths.checked(folder, Kind.FOLDER)
 
     @contextlib.contextmanager
@@ -56,7 +61,7 @@ class MemoryDisk:
     def flocked(self, path: Path, *, shared: bool = False) -> Iterator[None]:
         """Hold the lock file at `path` for the block: alone, or `shared` with others who share it."""
         lock = self._paths.checked(path, Kind.FILE)
-        fd = self._open(lock, os.O_RDWR | os.O_CREAT, 0o600, f"lock {self._paths.rel_text(lock)}")
+        fd = self._open(lock, os.O_RDWR | os.O_CREAT, FILE_MODE, f"lock {self._paths.rel_text(lock)}")
         try:
             mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
             self.io(lambda: fcntl.flock(fd, mode), f"lock {self._paths.rel_text(lock)}")
@@ -147,7 +152,7 @@ class MemoryDisk:
                 handle.flush()
                 if durable:
                     os.fsync(handle.fileno())
-            os.chmod(tmp, 0o644)
+            os.chmod(tmp, FILE_MODE)
             os.replace(tmp, path)
             replaced = True
         except OSError as err:
@@ -163,7 +168,7 @@ class MemoryDisk:
     def append(self, path: Path, keep_bytes: int, data: bytes) -> None:
         """Cut the file to its whole records (a crash may have left part of one), then append `data`."""
         what = f"append to {self._paths.rel_text(path)}"
-        fd = self._open(path, os.O_RDWR | os.O_CREAT, 0o644, what)
+        fd = self._open(path, os.O_RDWR | os.O_CREAT, FILE_MODE, what)
 
         def append() -> None:
             try:
@@ -217,3 +222,27 @@ class MemoryDisk:
             f"Could not {what} under NIGHTWATCH_HOME ({self.root}): {err.strerror or err}. "
             "Check that the folder exists and is writable, then try again."
         )
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create `folder` and each missing parent as 0700 (`mkdir(parents=True)` gives parents the umask's mode)."""
+    missing = []
+    for path in (folder, *folder.parents):
+        if os.path.lexists(path):
+            break
+        missing.append(path)
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another writer made it first
+            path.mkdir(mode=FOLDER_MODE)
+            os.chmod(path, FOLDER_MODE)  # mkdir's mode is masked by the umask; only ever tighter, but be exact
+    if not os.path.isdir(folder):
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
+
+
+def write_private_text(path: Path, text: str) -> None:
+    """Write `text` to the file at `path` as 0600 (its folder made 0700 if missing), never through a link."""
+    make_private_folder(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NO_FOLLOW, FILE_MODE)
+    os.fchmod(fd, FILE_MODE)  # a file that was there keeps its mode otherwise
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)

@@ -3,28 +3,37 @@
 Server-side request forgery is the risk: a pin asked for in Slack makes the server fetch an address someone typed.
 So the host is resolved once, every address it resolves to must be a public one (not private, loopback, link-local,
 shared, reserved or multicast), and the connection goes to that checked address (no second look-up a DNS answer
-could change in between), with the host name kept for the Host header and for checking the TLS certificate. Hosts
+could change in between), with the host name kept for the Host header and for checking the TLS certificate. An IPv6
+address that carries an IPv4 one (IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::/96` and
+`64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo `2001::/32`) is judged by the IPv4 addresses it carries: it may reach them
+through a gateway. Hosts
 listed in NIGHTWATCH_PIN_URL_HOSTS may resolve to private addresses (an intranet wiki; the tests' local server).
 Redirects are followed by hand, at most MAX_REDIRECTS, each checked the same way. No proxy is used.
 
-A fetch has a timeout per step and an overall deadline, reads at most MAX_DOWNLOAD bytes, accepts text, markdown and
-HTML (turned into plain text simply: scripts and styles dropped, block elements on lines of their own) and keeps at
-most MAX_TEXT characters. Anything else is a clear error, and nothing is pinned.
+A fetch has a timeout per step and one overall deadline that covers connecting, the TLS handshake, the headers and the
+body across every redirect: a watchdog shuts the socket when it passes, so a server that drips headers or body a byte
+at a time cannot hold a fetch past it (connecting waits at most the time left). A fetch reads at most MAX_DOWNLOAD
+bytes, accepts text, markdown and HTML (turned into plain text simply: scripts and styles dropped, block elements on
+lines of their own) and keeps at most MAX_TEXT characters. Anything else is a clear error, and nothing is pinned.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
-import re
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
+from nightwatch.adapters.pins.page_text import (
+    charset_of,
+    html_to_text,
+)
 from nightwatch.adapters.secrets import redact
 from nightwatch.domain.errors import FetchError, InvalidInputError, NotFoundError
 from nightwatch.domain.inputs import shown
@@ -40,8 +49,6 @@ DEADLINE_SECONDS = 20.0
 USER_AGENT = "NightWatch-pin/1 (+a persona's pinned context)"
 _TEXT_TYPES = ("text/", "application/xhtml+xml", "application/json", "application/xml")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
-_BLANK_LINES = re.compile(r"\n{3,}")
-_SPACES = re.compile(r"[ \t\r\f\v]+")
 
 Resolver = Callable[[str, int], list[str]]
 
@@ -83,13 +90,21 @@ class PageFetcher:
         ends = time.monotonic() + self._deadline
         for _ in range(MAX_REDIRECTS + 1):
             if time.monotonic() > ends:
-                raise FetchError(f"{shown(first, 80)} took too long to fetch; nothing was pinned.")
-            answer = self._get(current, ends)
+                raise FetchError(self._too_long(first))
+            try:
+                answer = self._get(current, ends)
+            except FetchError as err:
+                if time.monotonic() >= ends:  # the watchdog shut the socket: say why, not what it broke
+                    raise FetchError(self._too_long(first)) from err
+                raise
             if answer.status in (301, 302, 303, 307, 308) and answer.location:
                 current = validate_pin_url(urljoin(current, answer.location))
                 continue
             return PinSnapshot(source=first, text=redact(_page_text(answer, current)))
         raise FetchError(f"{shown(first, 80)} redirected more than {MAX_REDIRECTS} times; pin the final address.")
+
+    def _too_long(self, url: str) -> str:
+        return f"{shown(url, 80)} took too long to fetch (over {self._deadline:g} s); nothing was pinned."
 
     def _get(self, url: str, ends: float) -> _Answer:
         parts = urlsplit(url)
@@ -98,11 +113,17 @@ class PageFetcher:
         port = parts.port or (443 if secure else 80)
         address = self._address(host, port, url)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        connection = _connection(host, port, address, secure=secure, timeout=self._timeout)
+        timeout = max(0.001, min(self._timeout, ends - time.monotonic()))
+        connection = _connection(host, port, address, secure=secure, timeout=timeout)
+        watchdog = threading.Timer(max(0.0, ends - time.monotonic()), _shut, (connection,))
+        watchdog.daemon = True
+        watchdog.start()
         try:
             connection.request("GET", path, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"})
             response = connection.getresponse()
-            body = b"" if response.status in (301, 302, 303, 307, 308) else _read(response, url, ends)
+            body = b"" if response.status in (301, 302, 303, 307, 308) else _read(response, url)
+            if time.monotonic() >= ends:  # a body cut short by the watchdog is not the page
+                raise TimeoutError
             return _Answer(
                 response.status,
                 response.reason,
@@ -113,6 +134,7 @@ class PageFetcher:
         except (OSError, http.client.HTTPException) as err:
             raise FetchError(f"{shown(url, 80)} could not be fetched ({_why(err)}); nothing was pinned.") from err
         finally:
+            watchdog.cancel()
             connection.close()
 
     def _address(self, host: str, port: int, url: str) -> str:
@@ -133,11 +155,35 @@ class PageFetcher:
         return addresses[0]
 
 
+_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+_LOW_32_BITS = 0xFFFFFFFF
+
+
 def _public(address: str) -> bool:
+    """Whether `address` is a public one; an IPv6 address carrying IPv4 ones is judged by those (see the module)."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not ip.is_multicast
+    carried = carried_ipv4(ip) if isinstance(ip, ipaddress.IPv6Address) else ()
+    return all(inner.is_global and not inner.is_multicast for inner in carried or (ip,))
+
+
+def carried_ipv4(ip: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address carries and may lead to (none for an ordinary IPv6 address)."""
+    if ip.ipv4_mapped is not None:
+        return (ip.ipv4_mapped,)
+    if ip.sixtofour is not None:
+        return (ip.sixtofour,)
+    if ip.teredo is not None:
+        return ip.teredo  # the Teredo server and the client behind it
+    if int(ip) >> 32 == 0 or any(ip in network for network in _NAT64):  # IPv4-compatible (::1 too), NAT64
+        return (ipaddress.IPv4Address(int(ip) & _LOW_32_BITS),)
+    return ()
+
+
+def _shut(connection: http.client.HTTPConnection) -> None:
+    """Shut the connection's socket (the deadline passed): a read or handshake under way ends at once."""
+    if connection.sock is not None:
+        with contextlib.suppress(OSError):
+            connection.sock.shutdown(socket.SHUT_RDWR)
 
 
 class _PinnedHTTP(http.client.HTTPConnection):
@@ -161,6 +207,7 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
 
     def connect(self) -> None:
         raw = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = raw  # the watchdog can shut it during the handshake
         self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
 
 
@@ -170,7 +217,7 @@ def _connection(host: str, port: int, address: str, *, secure: bool, timeout: fl
     return _PinnedHTTP(host, port, address, timeout)
 
 
-def _read(response: http.client.HTTPResponse, url: str, ends: float) -> bytes:
+def _read(response: http.client.HTTPResponse, url: str) -> bytes:
     chunks: list[bytes] = []
     size = 0
     while chunk := response.read(65536):
@@ -178,10 +225,6 @@ def _read(response: http.client.HTTPResponse, url: str, ends: float) -> bytes:
         if size > MAX_DOWNLOAD:
             raise InvalidInputError(
                 f"{shown(url, 80)} is larger than {MAX_DOWNLOAD // 1024 // 1024} MiB; pin a smaller page."
-            )
-        if time.monotonic() > ends:
-            raise FetchError(
-                f"{shown(url, 80)} took longer than {DEADLINE_SECONDS:.0f} s to fetch; nothing was pinned."
             )
         chunks.append(chunk)
     return b"".join(chunks)
@@ -195,7 +238,7 @@ def _page_text(answer: _Answer, url: str) -> str:
     media = answer.content_type.split(";", 1)[0].strip()
     if media and not media.startswith(_TEXT_TYPES):
         raise InvalidInputError(f"{shown(url, 80)} is {media}, not text; pin a text, markdown or HTML page.")
-    charset = _charset(answer.content_type)
+    charset = charset_of(answer.content_type)
     text = answer.body.decode(charset, errors="replace").replace("\x00", "").replace("\r\n", "\n")
     if media in _HTML_TYPES or (not media and text.lstrip()[:1] == "<"):
         text = html_to_text(text)
@@ -207,16 +250,6 @@ def _page_text(answer: _Answer, url: str) -> str:
     return text.strip()
 
 
-def _charset(content_type: str) -> str:
-    match = re.search(r"charset=\"?([A-Za-z0-9._-]+)", content_type)
-    name = match.group(1) if match else "utf-8"
-    try:
-        "".encode(name)
-    except LookupError:
-        return "utf-8"
-    return name
-
-
 def _why(err: BaseException) -> str:
     if isinstance(err, TimeoutError):
         return "it timed out"
@@ -224,65 +257,3 @@ def _why(err: BaseException) -> str:
 
 
 # --- HTML to plain text ----------------------------------------------------------------------------------------------
-
-_SKIPPED = frozenset({"script", "style", "noscript", "template", "svg", "iframe", "object"})
-_BLOCKS = frozenset(
-    "address article aside blockquote br dd details dialog div dl dt fieldset figcaption figure footer form h1 h2 h3 "
-    "h4 h5 h6 header hr li main nav ol p pre section summary table tbody td tfoot th thead title tr ul".split()
-)
-
-
-class _TextOf(HTMLParser):
-    """Collects the text of an HTML page: what a reader sees, a line per block, no scripts or styles."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skipping: list[str] = []
-        self._title: list[str] = []
-        self._in_title = False
-        self._pre = 0  # inside <pre>, line breaks are the text's own
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "title":
-            self._in_title = True
-        elif tag == "pre":
-            self._pre += 1
-        elif tag in _SKIPPED:
-            self._skipping.append(tag)
-        if tag in _BLOCKS:
-            self.parts.append("\n")
-        if tag == "li":
-            self.parts.append("- ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title":
-            self._in_title = False
-        elif tag == "pre":
-            self._pre = max(0, self._pre - 1)
-        elif tag in _SKIPPED and tag in self._skipping:
-            while self._skipping and self._skipping.pop() != tag:
-                pass
-        if tag in _BLOCKS:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if self._in_title:
-            self._title.append(data)
-        elif not self._skipping:
-            self.parts.append(data if self._pre else data.replace("\n", " "))
-
-    @property
-    def title(self) -> str:
-        return " ".join("".join(self._title).split())
-
-
-def html_to_text(page: str) -> str:
-    """The text of an HTML page, simply: its title first, then each block on its own line."""
-    parser = _TextOf()
-    parser.feed(page)
-    parser.close()
-    lines = [_SPACES.sub(" ", line).strip() for line in "".join(parser.parts).split("\n")]
-    body = _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
-    title = parser.title
-    return f"{title}\n\n{body}".strip() if title and not body.startswith(title) else body

@@ -1,44 +1,56 @@
-"""Which secrets Night Watch recognises in free text, each with its kind in words: detect-secrets' patterns, plus ours.
+"""Which secrets Night Watch recognises in free text, each with its kind in words: detect-secrets' rules, then ours.
 
-The reference is Yelp's detect-secrets: its plugins' own compiled patterns (`denylist`) and checks (a JWT must
-decode to JSON) are used as they are. Its `analyze_string` is not called, because it yields values, not places, and
-for some plugins not the secret: the GitHub and GitLab patterns yield their first group (`ghp`, `glpat`) and the JWT
-pattern stops before the signature. So each `Detector` says which part of a match is the secret, and grows a token's
-match over the characters that continue it, so no tail of a token is left behind.
+Where detect-secrets (Yelp's, kept in pyproject) has a plugin for a provider, its own compiled patterns (`denylist`)
+and checks (a JWT must decode to JSON) are used as they are, not rewritten: Slack, Stripe, GitHub, GitLab, AWS key
+ids and secrets beside `aws`, OpenAI, JWT, SendGrid, PyPI, Square, Basic-auth URLs, Discord bot tokens, Twilio SIDs
+and API keys, Telegram bot tokens, Mailchimp keys, npm's `.npmrc` `_authToken`, and Azure storage `AccountKey=`. A
+plugin's maintainers track its provider's format, so a change there reaches us with the library; its keyword list
+(`DENYLIST`) and Shannon entropy helper drive our context rules too. Its `analyze_string` is not called, because it
+yields values, not places, and for some plugins not the secret: the GitHub and GitLab patterns yield their first
+group (`ghp`, `glpat`) and the JWT pattern stops before the signature. So each `Detector` says which part of a match
+is the secret, and grows a token's match over the characters that continue it, so no tail of a token is left behind.
 
-Ours cover only what detect-secrets lacks: Anthropic keys (`sk-ant-`), OpenAI project keys, Slack tokens its plugin
-misses (`xoxc-`, `xoxe-`, `xapp-`, and parts that are not all digits), GitHub fine-grained tokens, the whole body of a
-private key (its plugin finds only the BEGIN line), and the values of `password=` / `token=` style assignments and
-of `Bearer` / `Basic` credentials when they are high-entropy (detect-secrets' Shannon entropy helper decides). Its
-generic hex and base64 high-entropy plugins are left out on purpose: on free text they would eat commit hashes,
-UUIDs and lesson ids. No plugin's network `verify` is ever called.
+Ours cover only what it lacks: providers with their own token prefix (providers.py: Google, Hugging Face, npm,
+Groq, Docker Hub, DigitalOcean, Vault, Shopify, Sentry, ...), Anthropic keys, OpenAI project keys, Slack tokens its
+plugin misses, GitHub fine-grained tokens, the whole body of a private key (its plugin finds only the BEGIN line),
+and secrets known by where they stand (context.py: settings, prose, headers, flags, URLs, CSV columns, .pgpass).
+Its generic hex and base64 high-entropy plugins are left out on purpose: on free text they would eat commit hashes,
+UUIDs and lesson ids; context.py asks for entropy only next to a word that names a secret. No plugin's network
+`verify` is ever called.
 
 Speed: patterns that start with a literal are searched fast by `re`; case-insensitive ones are not, so they run only
-when the lower-cased text holds one of their `hints`, and the keyword pattern runs case-sensitively on that text.
+when the lower-cased text holds one of their `hints`.
 """
 
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
 from detect_secrets.plugins.basic_auth import BasicAuthDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
 from detect_secrets.plugins.github_token import GitHubTokenDetector
 from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
-from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
 from detect_secrets.plugins.jwt import JwtTokenDetector
-from detect_secrets.plugins.keyword import DENYLIST as SECRET_KEYWORDS
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
 from detect_secrets.plugins.openai import OpenAIDetector
 from detect_secrets.plugins.pypi_token import PypiTokenDetector
 from detect_secrets.plugins.sendgrid import SendGridDetector
 from detect_secrets.plugins.slack import SlackDetector
 from detect_secrets.plugins.square_oauth import SquareOAuthDetector
 from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+from nightwatch.adapters.secrets.context import RULES, ContextRule, high_entropy
+from nightwatch.adapters.secrets.providers import PREFIXED, prefixed
 
 Pattern = re.Pattern[str]
+__all__ = ["DETECTORS", "FINDERS", "Detector", "Finder", "high_entropy"]
 
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_-]*")  # what continues a token
 
@@ -83,6 +95,9 @@ class Detector:
                 yield match
 
 
+Finder = Detector | ContextRule  # both say `kind` and yield `spans(text, lowered)`
+
+
 def _plugin(
     kind: str,
     patterns: Iterable[Pattern],
@@ -117,33 +132,6 @@ _ANTHROPIC = re.compile(r"sk-ant-[A-Za-z0-9_-]{8,}")
 _OPENAI_PROJECT = re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}")
 _GITHUB_FINE_GRAINED = re.compile(r"github_pat_[A-Za-z0-9_]{22,}")
 
-# `password=…`, `api_key: "…"`, `db_token := …`: detect-secrets' keywords plus `token`, on the lower-cased text.
-_KEYWORD_HINTS = ("key", "pass", "pwd", "secret", "token", "contra")
-_ASSIGNMENT = re.compile(
-    rf"(?:{'|'.join((*SECRET_KEYWORDS, 'token'))})[a-z0-9_]*['\"]?[ \t]*(?::=|=>|==?|:)[ \t]*['\"`]?"
-    r"(?P<value>[^\s'\"`,;&()\[\]{}<>]*[^\s'\"`,;&()\[\]{}<>.:!?])"
-)
-# `Authorization: Bearer <opaque token>` or `Basic <base64>`: the credential after the scheme, when high-entropy.
-_AUTHORIZATION = re.compile(r"(?:bearer|basic)[ \t]+([a-z0-9._~+/-]{16,}=*)")
-_ENTROPY = Base64HighEntropyString()
-ENTROPY_LIMIT = 3.0  # bits per character, over detect-secrets' base64 alphabet
-MIN_VALUE_CHARS = 8
-_PLACEHOLDER_START = ("$", "%", "*", "...", "…")
-_CHARACTER_CLASSES = (string.ascii_lowercase, string.ascii_uppercase, string.digits)
-
-
-def high_entropy(value: str) -> bool:
-    """Whether an assigned value looks generated: long enough, of mixed characters, and of high Shannon entropy.
-
-    Words (`required`, `environment_variable`) fall below the limit or use one class of character; placeholders
-    (`${TOKEN}`, `%(password)s`, `***`) are never secrets.
-    """
-    if len(value) < MIN_VALUE_CHARS or value.startswith(_PLACEHOLDER_START):
-        return False
-    classes = sum(any(c in chars for c in value) for chars in _CHARACTER_CLASSES)
-    return classes >= 2 and _ENTROPY.calculate_shannon_entropy(value) >= ENTROPY_LIMIT
-
-
 # Most specific first: when findings overlap, the earlier detector's kind names the merged one.
 DETECTORS: tuple[Detector, ...] = (
     Detector("private key", _PRIVATE_KEY, extend=False),
@@ -167,9 +155,14 @@ DETECTORS: tuple[Detector, ...] = (
     *_plugin("sendgrid key", SendGridDetector.denylist),
     *_plugin("pypi token", PypiTokenDetector.denylist),
     *_plugin("square secret", SquareOAuthDetector.denylist),
+    *_plugin("discord token", DiscordBotTokenDetector.denylist),
+    *_plugin("twilio key", TwilioKeyDetector.denylist, hints=("ac", "sk")),
+    *_plugin("telegram token", TelegramBotTokenDetector.denylist, hints=(":",)),
+    *_plugin("mailchimp key", MailchimpDetector.denylist, hints=("-us",)),
+    *_plugin("azure storage key", AzureStorageKeyDetector.denylist, hints=("accountkey",)),
+    *_plugin("npm token", NpmDetector.denylist, group=1, hints=("_authtoken",)),
+    *(Detector(kind, prefixed(pattern)) for kind, pattern in PREFIXED),
     *_plugin("password", BasicAuthDetector.denylist, group=1, extend=False),
-    *(
-        Detector("secret", pattern, group=1, extend=False, valid=high_entropy, hints=hints, on_lowered=True)
-        for pattern, hints in ((_AUTHORIZATION, ("bearer", "basic")), (_ASSIGNMENT, _KEYWORD_HINTS))
-    ),
 )
+"""Every finder, most specific first: the shapes above, then what context.py knows by where a secret stands."""
+FINDERS: tuple[Finder, ...] = (*DETECTORS, *RULES)

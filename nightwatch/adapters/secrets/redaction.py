@@ -2,7 +2,7 @@
 
 A secret is replaced by its kind in words, `[redacted slack token]`, so a lesson that mentions one still reads as a
 sentence. `redact` is idempotent: a marker is never taken for a secret, so redacting twice changes nothing. The
-patterns (detect-secrets' plugins plus a few of ours) live in secret_patterns.py.
+patterns (detect-secrets' plugins plus a few of ours) live in patterns.py, providers.py and context.py.
 
 Where it runs: inputs where they enter (the CLI's arguments, Slack payloads and thread reads), model output where it
 leaves the LLM adapter (`RedactingLLM`, bound in wiring.py), and as a backstop at the stores (memory files, the
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from nightwatch.adapters.secrets.patterns import DETECTORS, Detector
+from nightwatch.adapters.secrets.patterns import FINDERS, Finder
 from nightwatch.domain.llm import LLM, LLMRequest, LLMResponse
 
 log = logging.getLogger(__name__)
@@ -37,24 +37,34 @@ class Finding:
 
 
 class Redactor:
-    """Finds secrets with `detectors` and replaces each with `[redacted <kind>]`."""
+    """Finds secrets with `detectors` and replaces each with `[redacted <kind>]`.
 
-    def __init__(self, detectors: Sequence[Detector] = DETECTORS) -> None:
+    A value found once is a secret wherever else it stands in the same text (a password in a URL and again in a
+    `username:` line, a token echoed into a command and named in a comment).
+    """
+
+    def __init__(self, detectors: Sequence[Finder] = FINDERS) -> None:
         self._detectors = tuple(detectors)
 
     def findings(self, text: str) -> list[Finding]:
-        """The secrets in `text`, in order; overlapping findings are merged and named by the most specific one."""
-        lowered = text.lower()
-        if len(lowered) != len(text):  # a few characters lower-case to two; positions must stay those of `text`
-            lowered = text.translate(_ASCII_LOWER)
+        """The secrets in `text`, in order; overlapping findings are merged and named by the most specific one.
+
+        A marker is never a secret, nor a word that names one (`[redacted secret]` says `secret`), so the detectors
+        see each marker blanked out, and redacting redacted text changes nothing.
+        """
+        markers = [marker.span() for marker in MARKER.finditer(text)]
+        seen = _blanked(text, markers) if markers else text
+        lowered = seen.lower()
+        if len(lowered) != len(seen):  # a few characters lower-case to two; positions must stay those of `text`
+            lowered = seen.translate(_ASCII_LOWER)
         hits = [
             _Hit(start, end, rank, detector.kind)
             for rank, detector in enumerate(self._detectors)
-            for start, end in detector.spans(text, lowered)
+            for start, end in detector.spans(seen, lowered)
         ]
-        if hits:  # a marker is never a secret, so redacting redacted text changes nothing
-            markers = [marker.span() for marker in MARKER.finditer(text)]
-            hits = [hit for hit in hits if not any(start <= hit.start and hit.end <= end for start, end in markers)]
+        hits += _elsewhere(seen, hits)
+        if hits and markers:
+            hits = [hit for hit in hits if not any(start < hit.end and hit.start < end for start, end in markers)]
         return [Finding(hit.start, hit.end, hit.kind) for hit in _merged(hits)]
 
     def redact(self, text: str) -> str:
@@ -73,6 +83,33 @@ class _Hit:
     end: int
     rank: int  # the detector's place in the list: lower is more specific
     kind: str
+
+
+_BLANK = "("  # what a marker reads as to the detectors: no value, word or token can hold it
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    pieces: list[str] = []
+    at = 0
+    for start, end in spans:
+        pieces += (text[at:start], _BLANK * (end - start))
+        at = end
+    return "".join(pieces) + text[at:]
+
+
+_ECHOED = 8  # a found value at least this long is looked for elsewhere in the text
+
+
+def _elsewhere(text: str, hits: list[_Hit]) -> list[_Hit]:
+    """Hits for every other place where a found value stands again in `text`."""
+    more = []
+    for value, hit in {text[hit.start : hit.end]: hit for hit in hits if hit.end - hit.start >= _ECHOED}.items():
+        at = text.find(value)
+        while at >= 0:
+            if at != hit.start:
+                more.append(_Hit(at, at + len(value), hit.rank, hit.kind))
+            at = text.find(value, at + len(value))
+    return more
 
 
 def _merged(hits: list[_Hit]) -> list[_Hit]:

@@ -205,10 +205,12 @@ class SlashCommands:
         reason = self._held.screen(call.user, text)
         if reason is not None:
             return Reply(self._held.hold([persona], project, text, reason, author=call.user, category=category))
-        lesson = self._memory.remember(persona, project, text, author=call.user or None, category=category)
+        found = self._memory.record(persona, project, text, author=call.user or None, category=category)
         self._home.publish(call.user)
+        lesson = found.lesson
         about = f" ({lesson.category})" if lesson.category else ""
-        return Reply(f"{persona.name} remembers `{lesson.id}`{about} for {project}: {escape(lesson.text)}")
+        what = f" · {found.said}"
+        return Reply(f"{persona.name} remembers `{lesson.id}`{about} for {project}: {escape(lesson.text)}{what}")
 
     def forget(self, call: Invocation, rest: str) -> Reply:
         self._admins.require(call.user, "forget lessons")

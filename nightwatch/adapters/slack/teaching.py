@@ -137,8 +137,8 @@ class ThreadTeaching:
             if taught.restated:
                 self._post(mention, f"{escape(persona.name)} already knew that ({clean}); seen {lesson.seen} times.")
                 continue
-            blocks = lesson_note_blocks(persona, project, lesson.id, clean, taught_by=mention.user)
-            self._post(mention, f"★ {escape(persona.name)} remembered: {clean}", blocks)
+            blocks = lesson_note_blocks(persona, project, lesson.id, clean, taught_by=mention.user, said=taught.said)
+            self._post(mention, f"★ {escape(persona.name)} remembered: {clean}", blocks)  # blocks say what happened
 
     def _offer_forget(self, mention: Mention, audience: tuple[Persona, ...], project: str, wanted: str) -> None:
         nearest = self._teaching.closest(audience, project, wanted)

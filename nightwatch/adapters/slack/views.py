@@ -179,17 +179,19 @@ def memory_blocks(
 
 
 def lesson_note_blocks(
-    persona: Persona, project: str, lesson_id: str, safe_text: str, *, taught_by: str = ""
+    persona: Persona, project: str, lesson_id: str, safe_text: str, *, taught_by: str = "", said: str = ""
 ) -> list[Block]:
     """The compact '★ Carlos remembered: …' note posted in a thread after reflection, with a Forget button.
 
     `safe_text` must already be sanitised mrkdwn (the poster runs model text through `sanitize`); `taught_by` is the
-    Slack user id of the person who taught the lesson, shown as "taught by @name".
+    Slack user id of the person who taught the lesson, shown as "taught by @name"; `said` is what recording did
+    ("created", "merged into <id>", "superseded <id>").
     """
     target = ForgetTarget(persona.slug, project, lesson_id, "note")
     by = f" · taught by <@{taught_by}>" if _SLACK_USER.fullmatch(taught_by) else ""
+    what = f" · {escape(said)}" if said else ""
     return [
-        context(f"★ *{escape(persona.name)}* remembered: {safe_text}{by}"),
+        context(f"★ *{escape(persona.name)}* remembered: {safe_text}{what}{by}"),
         {
             "type": "actions",
             "elements": [

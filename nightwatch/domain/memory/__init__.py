@@ -14,7 +14,6 @@ from nightwatch.domain.memory.curation import is_duplicate
 from nightwatch.domain.memory.document import unread_summary
 from nightwatch.domain.memory.format import CLI_AUTHOR, Merged, merge_imported
 from nightwatch.domain.memory.lesson_text import (
-    LESSON_MAX,
     QUERY_MAX,
     SEARCH_MAX,
     validate_lesson,
@@ -25,21 +24,21 @@ from nightwatch.domain.memory.lesson_text import (
 from nightwatch.domain.memory.models import (
     CATEGORIES,
     DESCRIPTIONS,
+    LESSON_MAX,
+    MEMORY,
     Flavour,
     MemoryBlockPrompt,
-    flavour_for,
-    validate_category,
-)
-from nightwatch.domain.memory.pending import Retried, orphans
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
-from nightwatch.domain.memory.source import (
-    MEMORY,
+    MemoryPolicy,
     MemoryReading,
     MemorySection,
     MemorySource,
+    Remembered,
+    flavour_for,
     memory_part,
     memory_section,
+    validate_category,
 )
+from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.memory.tools import (
     MAX_TOOL_CALLS,
     RECALL_TOOL,
@@ -50,6 +49,7 @@ from nightwatch.domain.memory.tools import (
     ToolOutcome,
     memory_tool_specs,
 )
+from nightwatch.domain.memory.writing import Retried, orphans
 from nightwatch.domain.models import Category
 
 __all__ = [
@@ -74,6 +74,7 @@ __all__ = [
     "MemoryTools",
     "MemoryTransfer",
     "Merged",
+    "Remembered",
     "Retried",
     "ToolMemory",
     "ToolOutcome",

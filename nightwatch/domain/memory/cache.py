@@ -29,6 +29,7 @@ from dataclasses import replace
 from nightwatch.domain.errors import NightWatchError, NotFoundError
 from nightwatch.domain.memory.derive import IndexedLessons, derive
 from nightwatch.domain.memory.format import MemoryDocument, parse
+from nightwatch.domain.memory.models import OFFLINE_MARK, recorded_offline
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.read_index import ReadIndex, text_digest
 from nightwatch.domain.models import Lesson, Persona
@@ -280,3 +281,17 @@ def note_injected(store: MemoryStore, cache: DocumentCache, persona: Persona, pr
 
     if wanted:
         store.update(persona.slug, project, change)
+
+
+def injectable(
+    snap: Snapshot, vectors: LessonVectors | None, *, keep_offline: bool
+) -> tuple[Sequence[Lesson], LessonVectors | None, RecallIndex | None]:
+    """The live lessons a prompt may carry, their vectors and recall index: without the offline model's lessons
+    unless `keep_offline` (the text is searched for the mark first: most memories have none)."""
+    if keep_offline or OFFLINE_MARK not in snap.text:
+        return snap.live, vectors, snap.prepared
+    keep = [not recorded_offline(lesson) for lesson in snap.live]
+    live = [lesson for lesson, kept in zip(snap.live, keep, strict=True) if kept]
+    if vectors is not None:
+        vectors = LessonVectors(vectors.matrix[keep], vectors.present[keep])
+    return live, vectors, None

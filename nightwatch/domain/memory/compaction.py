@@ -1,13 +1,18 @@
-"""Rebuilding a memory file from a model's condensed list of lessons, validated before anything is written.
+"""Compacting a memory file: by the rules, or from a model's condensed list of lessons validated before anything is
+written.
 
-Lessons the model kept word for word stay in their dated sections with their counts, category and overview; new
-condensed lessons go under `## <date> · compaction`, with the category the model gave each (no overview); pinned
-lessons are always kept; the history section keeps its newest entries.
+Without a model (the offline one) the rules compact (retention.py): restatements merged, then the pinned lessons,
+those recorded in the current deliberation, the newest and the most used kept, up to the target. With a model,
+lessons it kept word for word stay in their dated sections with their counts, category and overview; new condensed
+lessons go under `## <date> · compaction`, with the category the model gave each (no overview); pinned lessons are
+always kept; and a result that drops a recent, pinned or just-recorded lesson is refused: the rules compact
+instead. Either way the history section keeps its newest entries.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
@@ -19,9 +24,13 @@ from nightwatch.domain.memory.format import MemoryDocument, lesson_id
 from nightwatch.domain.memory.models import CompactionResult, flavour_for
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.reflection import CompactionItem, CompactionPrompt
+from nightwatch.domain.memory.retention import apply, recent, refusal, retain
 from nightwatch.domain.models import Lesson, Persona
+from nightwatch.domain.vectors import VectorTable
 
 log = logging.getLogger(__name__)
+
+Vectors = Callable[[str, str, Sequence[str]], VectorTable | None]  # (persona slug, project, texts) -> their vectors
 
 
 @dataclass(frozen=True)
@@ -34,19 +43,35 @@ class Compacted:
 
 
 class Compactor:
-    """Condenses one memory file with the model, keeping the previous version so it can be rolled back."""
+    """Condenses one memory file (by the rules, or with the model and checked), keeping the previous version so it
+    can be rolled back."""
 
     def __init__(
-        self, *, store: MemoryStore, llm: LLM, cache: DocumentCache, target: int, max_lesson_chars: int
+        self,
+        *,
+        store: MemoryStore,
+        llm: LLM,
+        cache: DocumentCache,
+        target: int,
+        max_lesson_chars: int,
+        use_model: bool = True,
+        vectors: Vectors | None = None,
     ) -> None:
         self.store = store
         self.llm = llm
         self.cache = cache
         self.target = target
         self.max_lesson_chars = max_lesson_chars
+        self.use_model = use_model
+        self.vectors = vectors
 
-    def compact(self, persona: Persona, project: str, day: date) -> CompactionResult:
-        """Ask the persona to condense its memory; the file changes only if the answer passes validation."""
+    def compact(
+        self, persona: Persona, project: str, day: date, protect: Collection[str] = frozenset()
+    ) -> CompactionResult:
+        """Condense the memory to the target; the file changes only if the result passes validation.
+
+        `protect` names lessons that must stay (those recorded in the current deliberation).
+        """
         text = self.store.read(persona.slug, project)
         doc = self.cache.document(persona.slug, project, text)
         live = doc.live()
@@ -54,13 +79,15 @@ class Compactor:
         if len(live) <= self.target:
             message = f"{len(live)} lessons is within the target of {self.target}; nothing to compact."
             return CompactionResult(before, before, False, message)
-        try:
-            answer = self._ask(persona, project, live)
-        except LLMError as err:
-            log.warning("Compaction of %s's memory of %s failed: %s", persona.name, project, err)
-            return CompactionResult(before, before, False, f"Memory left as it was: the model failed ({err}).")
-        lessons = parse_candidates(answer, max_chars=self.max_lesson_chars)
-        result = compacted(doc, lessons, target=self.target, day=day)
+        answer: list[Candidate] | None = None
+        if self.use_model:
+            try:
+                reply = self._ask(persona, project, live)
+            except LLMError as err:
+                log.warning("Compaction of %s's memory of %s failed: %s", persona.name, project, err)
+                return CompactionResult(before, before, False, f"Memory left as it was: the model failed ({err}).")
+            answer = parse_candidates(reply, max_chars=self.max_lesson_chars)
+        result = self._build(persona, project, doc, answer, day, set(protect))
         if result.document is None:
             log.warning("Compaction of %s's memory of %s refused: %s", persona.name, project, result.message)
             return CompactionResult(before, before, False, f"Memory left as it was: {result.message}.")
@@ -70,12 +97,37 @@ class Compactor:
         current = self.store.read(persona.slug, project)
         now_doc = self.cache.document(persona.slug, project, current)
         old, new = {lesson.id for lesson in live}, {lesson.id for lesson in now_doc.live()}
-        retry = compacted(now_doc, lessons, target=self.target, day=day, protect=new - old, exclude=old - new)
+        retry = self._build(persona, project, now_doc, answer, day, set(protect) | (new - old), exclude=old - new)
         if retry.document is not None and self.store.replace_keeping_previous(
             persona.slug, project, current, retry.document.render()
         ):
             return _done(before, retry)
         return CompactionResult(before, before, False, "Memory left as it was: it kept changing; run compact again.")
+
+    def _build(
+        self,
+        persona: Persona,
+        project: str,
+        doc: MemoryDocument,
+        answer: list[Candidate] | None,
+        day: date,
+        protect: set[str],
+        exclude: set[str] | None = None,
+    ) -> Compacted:
+        """The model's compaction when there is one and it keeps what must stay; else the rules' compaction."""
+        if answer is not None:
+            result = compacted(doc, answer, target=self.target, day=day, protect=protect, exclude=exclude or set())
+            if result.document is None:
+                return result
+            live = doc.live()
+            must = {lesson.id for lesson in live if lesson.pinned} | protect | recent(live, self.target, day)
+            reason = refusal(live, result.document.live(), must)
+            if reason is None:
+                return result
+            log.warning("Compaction of %s's memory of %s: %s; the rules compact instead", persona.name, project, reason)
+        texts = [lesson.text for lesson in doc.live()]
+        table = self.vectors(persona.slug, project, texts) if self.vectors is not None else None
+        return by_rules(doc, target=self.target, protect=protect, table=table)
 
     def _ask(self, persona: Persona, project: str, live: list[Lesson]) -> str:
         prompt = CompactionPrompt(
@@ -110,12 +162,12 @@ def compacted(
         return Compacted(None, f"the model gave {len(answer)} lessons, more than the target of {target}")
     live = doc.live()
     known = {lesson.id for lesson in live}
-    pinned = {lesson.id for lesson in live if lesson.pinned}
+    pinned = {lesson.id for lesson in live if lesson.pinned} | (set(protect) & known)
     fresh = [item for item in answer if lesson_id(item.text) not in known and lesson_id(item.text) not in exclude]
     kept = [lesson_id(item.text) for item in answer if lesson_id(item.text) in known]
     readded = pinned - set(kept)
     overflow = len(kept) + len(fresh) + len(readded) - target
-    # Re-added pinned lessons make room by dropping the model's last new lessons, then its last kept ones.
+    # Re-added pinned (and protected) lessons make room by dropping the model's last new lessons, then its last kept.
     while overflow > 0 and fresh:
         fresh.pop()
         overflow -= 1
@@ -144,8 +196,21 @@ def compacted(
     )
     result = result.append(condensed, day, "compaction", None)
     count = len(result.live())
-    note = f"; re-added {len(readded)} pinned lesson(s) the model left out" if readded else ""
+    note = f"; re-added {len(readded)} pinned or just-recorded lesson(s) the model left out" if readded else ""
     return Compacted(result, f"compacted {len(live)} lessons to {count}{note}", kept=count)
+
+
+def by_rules(
+    doc: MemoryDocument, *, target: int, protect: Collection[str] = (), table: VectorTable | None = None
+) -> Compacted:
+    """The rules' compaction (see retention.py): restatements merged, the lessons that matter kept, in place."""
+    live = doc.live()
+    retention = retain(live, target, protect, table)
+    result = _trim_history(_drop_empty_sections(apply(doc, retention)), target)
+    count = len(result.live())
+    merged = f", {len(retention.merged)} restatement(s) merged" if retention.merged else ""
+    message = f"compacted {len(live)} lessons to {count} (pinned, just recorded, newest and most used kept{merged})"
+    return Compacted(result, message, kept=count)
 
 
 def _drop_empty_sections(doc: MemoryDocument) -> MemoryDocument:

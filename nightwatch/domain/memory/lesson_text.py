@@ -21,10 +21,9 @@ from functools import lru_cache
 
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.inputs import check_printable, check_text, shown, whole_number
-from nightwatch.domain.memory.models import CATEGORIES
+from nightwatch.domain.memory.models import CATEGORIES, LESSON_MAX
 from nightwatch.domain.models import Category, Lesson
 
-LESSON_MAX = 400
 OVERVIEW_MAX = 600  # characters of an overview
 QUERY_MAX = 500
 SEARCH_MAX = 100

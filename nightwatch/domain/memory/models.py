@@ -1,5 +1,5 @@
 """Memory's values: what a lesson is about, the wording a role reflects in, unread lines, the block a turn carries,
-a reflection's context, held lessons, compactions.
+a reflection's context, held lessons, compactions, and what recording a lesson did.
 
 What a lesson is about: six categories, after the layered memory design in the seeds. The category decides how
 curation treats a new lesson close to an old one: `events` and `cases` always stand alone (each happened once),
@@ -8,6 +8,9 @@ meaning-based rule every lesson had before categories.
 
 The memory block a turn's system prompt carries has a template context of its own (the soul compiler puts its own
 heading above it): each lesson is its abstract, one line, made data.
+
+Memory as a context source (MemorySource): the persona's most relevant lessons for the turn, as the prompt's memory
+block, laid into the system prompt with the other sources' (see domain/context.py).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
-from typing import ClassVar, Final, get_args
+from typing import ClassVar, Final, Literal, Protocol, get_args
 
+from nightwatch.domain.context import ContextAsk, ContextPart
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.models import Category, Lesson, ThreadMessage  # Category is declared beside Lesson
+from nightwatch.domain.models import Category, Lesson, Persona, ThreadMessage  # Category is declared beside Lesson
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.tokens import estimate_tokens
 from nightwatch.prompts import Prompt
@@ -182,3 +186,101 @@ class CompactionResult:
     lines_after: int
     compacted: bool
     message: str
+
+
+Outcome = Literal["created", "merged", "superseded"]
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """What recording one lesson did: `lesson` holds it now (the new lesson, or the one it merged into);
+    `replaced` is the id of the lesson it superseded (moved to the history)."""
+
+    lesson: Lesson
+    outcome: Outcome
+    replaced: str | None = None
+
+    @property
+    def said(self) -> str:
+        """What happened, in the words every surface uses: "created", "merged into <id>" or "superseded <id>"."""
+        if self.outcome == "merged":
+            return f"merged into {self.lesson.id}"
+        if self.outcome == "superseded":
+            return f"superseded {self.replaced}"
+        return "created"
+
+
+MEMORY = "memory"  # the source's name, as budgets and reports know it
+
+
+@dataclass(frozen=True)
+class MemorySection(Prompt):
+    """The memory block: lessons inside `<memory>` … `</memory>`, introduced as notes that are never instructions.
+
+    `lessons` must already be made safe with `as_data` (`memory_section` does it), so that only the template opens
+    and closes the block.
+    """
+
+    template: ClassVar[str] = "soul_memory.md.j2"
+    lessons: str
+
+    @classmethod
+    def example(cls) -> MemorySection:
+        return cls(lessons="- Rotate the signing key when a maintainer leaves.\n- The CI cache hides flaky tests.")
+
+
+class MemoryReading(Protocol):
+    """What the source needs of the memory service: its read for a turn."""
+
+    def read(
+        self, persona: Persona, project: str, topic: str, *, thread: str = "", budget: int | None = None
+    ) -> MemoryBlock: ...
+
+
+def memory_section(memory: MemoryBlock) -> str:
+    """The memory block as the prompt carries it: its text made data (see `as_data`) inside the delimiters."""
+    return MemorySection(lessons=as_data(memory.text.strip())).render()
+
+
+def memory_part(memory: MemoryBlock) -> ContextPart:
+    """`memory` as a turn's context: its section (none when there is nothing to say), its lessons."""
+    section = memory_section(memory) if not memory.empty and memory.text.strip() else ""
+    ids = tuple(lesson.id for lesson in memory.lessons)
+    return ContextPart(MEMORY, section, memory, len(memory.lessons), ids)
+
+
+class MemorySource:
+    """The persona's memory of the project, ranked for the topic and the recent thread, under its budget."""
+
+    name = MEMORY
+
+    def __init__(self, memory: MemoryReading) -> None:
+        self._memory = memory
+
+    def read(self, ask: ContextAsk) -> ContextPart:
+        budget = ask.budget(MEMORY)
+        block = self._memory.read(ask.persona, ask.project, ask.topic, thread=ask.thread, budget=budget)
+        return memory_part(block)
+
+
+LESSON_MAX = 400  # most characters a lesson may have
+OFFLINE_MARK = "[offline]"  # how every text of the offline model starts, a lesson it recorded included
+
+
+@dataclass(frozen=True)
+class MemoryPolicy:
+    """Limits of one persona's memory for one project, and whether the model helps curate new lessons."""
+
+    token_budget: int = 2000
+    max_lines: int = 150
+    compaction_target: int = 50
+    max_lesson_chars: int = LESSON_MAX
+    use_model_for_curation: bool = True
+    use_model_for_compaction: bool = True  # False: the rules compact (retention.py), as without a model
+    inject_offline_lessons: bool = True  # False: lessons the offline model recorded stay out of prompts
+    search_similarity: float = 0.3  # cosine a search hit needs when it shares no keyword with the query
+
+
+def recorded_offline(lesson: Lesson) -> bool:
+    """Whether the offline model recorded this lesson (its text starts with the offline model's mark)."""
+    return lesson.text.startswith(OFFLINE_MARK)

@@ -26,6 +26,7 @@ from nightwatch.domain.memory.curation import (
     parse_curation,
 )
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
+from nightwatch.domain.memory.models import Remembered
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.vectors import VectorTable, vector_key
 
@@ -34,11 +35,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Recorded:
-    """What happened to one candidate: `lesson` is the new, merged or (for skips) None lesson."""
+    """What happened to one candidate: `lesson` is the new, merged or (for skips) None lesson; `replaced` is the id
+    of the lesson a supersede or an update moved to the history."""
 
     action: str
     lesson: Lesson | None
     reason: str = ""
+    replaced: str | None = None
 
     @property
     def created(self) -> bool:
@@ -130,7 +133,7 @@ def record(
     doc = doc.append([lesson], entry.day, entry.kind, entry.link)
     if decision.action in ("supersede", "update") and decision.target is not None:
         doc = doc.supersede(decision.target, lesson.id, entry.day)
-        return doc, Recorded(decision.action, lesson)
+        return doc, Recorded(decision.action, lesson, replaced=decision.target)
     return doc, Recorded("create", lesson)
 
 
@@ -214,3 +217,12 @@ def advise(
         else:
             advice[text] = decision
     return advice
+
+
+def remembered(outcome: Recorded, lesson: Lesson) -> Remembered:
+    """What recording a lesson did, as a person is told: created, merged, or superseded (with what)."""
+    if outcome.action == "merge":
+        return Remembered(lesson, "merged")
+    if outcome.replaced is not None:
+        return Remembered(lesson, "superseded", outcome.replaced)
+    return Remembered(lesson, "created")

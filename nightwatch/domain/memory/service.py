@@ -3,7 +3,7 @@ thread's messages as they are summarised away: reflection.py), and the explicit 
 
 Every write goes through `MemoryStore.update`, whose change function parses the file, edits it and renders it, so
 concurrent writers lose nothing (writing.py); lessons a storage fault keeps out of the file are kept for a retry
-(pending.py). Model calls (reflection, extraction, curation advice, compaction) and embedding happen outside that
+(writing.py). Model calls (reflection, extraction, curation advice, compaction) and embedding happen outside that
 lock. Each lesson's vector is computed when it is written and stored beside the memory; a lesson first seen without
 one (a hand edit) is embedded in the background (see vectors.py), never by a read.
 Nothing here depends on which persona it is: a custom persona gets memory exactly like a default one.
@@ -13,35 +13,32 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from nightwatch.domain.errors import InvalidInputError, NightWatchError
 from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory.answers import Candidate, given_lesson
-from nightwatch.domain.memory.cache import DocumentCache, MemoryReader, Snapshot, forget, note_injected
+from nightwatch.domain.memory.cache import DocumentCache, MemoryReader, Snapshot, forget, injectable, note_injected
 from nightwatch.domain.memory.compaction import Compactor
 from nightwatch.domain.memory.document import unread_lines
 from nightwatch.domain.memory.format import header_part, live_line_count, section_link
-from nightwatch.domain.memory.lesson_text import (
-    LESSON_MAX,
-    validate_lesson_id,
-    validate_search_limit,
-)
+from nightwatch.domain.memory.lesson_text import validate_lesson_id, validate_search_limit
 from nightwatch.domain.memory.models import (
     CompactionResult,
     Discarded,
     MemoryBlock,
     MemoryBlockPrompt,
+    MemoryPolicy,
     PendingLesson,
     ReflectionContext,
+    Remembered,
     UnreadLine,
 )
-from nightwatch.domain.memory.pending import KeptLessons, Retried
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
-from nightwatch.domain.memory.recording import Entry, Recorded
+from nightwatch.domain.memory.recording import Entry, Recorded, remembered
 from nightwatch.domain.memory.reflection import Learner
+from nightwatch.domain.memory.retention import protected
 from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill, MemoryVectors
-from nightwatch.domain.memory.writing import LessonWriter
+from nightwatch.domain.memory.writing import KeptLessons, LessonWriter, Retried
 from nightwatch.domain.models import Category, Lesson, Persona
 from nightwatch.domain.names import check_slug
 from nightwatch.domain.ports import Clock
@@ -49,18 +46,6 @@ from nightwatch.domain.recall import Recall, Scored, terms
 from nightwatch.domain.tokens import estimate_tokens
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class MemoryPolicy:
-    """Limits of one persona's memory for one project, and whether the model helps curate new lessons."""
-
-    token_budget: int = 2000
-    max_lines: int = 150
-    compaction_target: int = 50
-    max_lesson_chars: int = LESSON_MAX
-    use_model_for_curation: bool = True
-    search_similarity: float = 0.3  # cosine a search hit needs when it shares no keyword with the query
 
 
 class MemoryService:
@@ -93,6 +78,8 @@ class MemoryService:
             cache=self._cache,
             target=policy.compaction_target,
             max_lesson_chars=policy.max_lesson_chars,
+            use_model=policy.use_model_for_compaction,
+            vectors=self._vectors.completed,
         )
         self._overhead = estimate_tokens(MemoryBlockPrompt(lessons=()).render())
         self._writer = LessonWriter(
@@ -125,11 +112,10 @@ class MemoryService:
         query = "\n".join(part for part in (topic, thread) if part.strip())
         budget = self.policy.token_budget if budget is None else budget
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
+        live, vectors, prepared = injectable(snap, vectors, keep_offline=self.policy.inject_offline_lessons)
         room = budget - self._overhead
         now, about = self.clock.now(), topic or query
-        chosen = self.recall.select(
-            snap.live, query, now, room, snap.cost, vectors, about=about, prepared=snap.prepared
-        )
+        chosen = self.recall.select(live, query, now, room, snap.cost, vectors, about=about, prepared=prepared)
         return MemoryBlock.fitted(chosen, budget, len(snap.live))
 
     def rank_shared(self, persona: Persona, project: str, topic: str, thread: str = "") -> list[Scored]:
@@ -144,8 +130,9 @@ class MemoryService:
             return []
         query = "\n".join(part for part in (topic, thread) if part.strip())
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap, backfill=False)
+        live, vectors, prepared = injectable(snap, vectors, keep_offline=self.policy.inject_offline_lessons)
         now, about = self.clock.now(), topic or query
-        return self.recall.rank(snap.live, query, now, vectors, about=about, prepared=snap.prepared)
+        return self.recall.rank(live, query, now, vectors, about=about, prepared=prepared)
 
     def lessons(self, persona: Persona, project: str) -> list[Lesson]:
         """Live lessons, in file order."""
@@ -192,14 +179,14 @@ class MemoryService:
     def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:
         """Ask the persona, in its role's words, for 1-3 lessons and record them; returns the lessons added.
 
-        Raises LessonsPendingError when storage failed: the lessons are kept and retried (see pending.py).
+        Raises LessonsPendingError when storage failed: the lessons are kept and retried (see writing.py).
         """
         return self._learner.reflect(persona, check_slug(project), context)
 
     def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
         """Record the lessons the persona finds in a thread's messages as they are summarised away (see reflection.py).
 
-        Raises LessonsPendingError when storage failed: the lessons are kept and retried (see pending.py).
+        Raises LessonsPendingError when storage failed: the lessons are kept and retried (see writing.py).
         """
         return self._learner.extract(persona, check_slug(project), discarded)
 
@@ -215,11 +202,30 @@ class MemoryService:
         category: Category | None = None,
         overview: str | None = None,
     ) -> Lesson:
-        """Record a lesson a person gave, marked with its `author`; a restatement counts the kept one as seen again.
+        """Record a lesson a person gave (see `record`); returns the lesson that holds it now."""
+        found = self.record(
+            persona, project, text, kind=kind, link=link, author=author, category=category, overview=overview
+        )
+        return found.lesson
+
+    def record(
+        self,
+        persona: Persona,
+        project: str,
+        text: str,
+        *,
+        kind: str = "manual",
+        link: str | None = None,
+        author: str | None = None,
+        category: Category | None = None,
+        overview: str | None = None,
+    ) -> Remembered:
+        """Record a lesson a person gave, marked with its `author`, and say what happened: created, merged into the
+        lesson it restates (counted as seen again), or superseding the one it updates.
 
         `category` decides how curation treats it (see models.py); `overview` is its longer form, shown where a
         person reads memory. The author of a restated lesson stays whoever wrote it first. Raises
-        LessonsPendingError when storage failed: the lesson is kept and retried (see pending.py).
+        LessonsPendingError when storage failed: the lesson is kept and retried (see writing.py).
         """
         project = check_slug(project)
         candidate = given_lesson(text, category, overview, author, self.policy.max_lesson_chars)
@@ -227,7 +233,7 @@ class MemoryService:
         outcome = self._record(persona, project, [candidate], entry, allow_skip=False)[0]
         if outcome.lesson is None:
             raise InvalidInputError(f"Not remembered: {outcome.reason}. Write it as one new lesson.")
-        return outcome.lesson
+        return remembered(outcome, outcome.lesson)
 
     def forget(self, persona: Persona, project: str, lesson_id: str) -> Lesson:
         """Remove the lesson with this id (8 hex characters; live or superseded); NotFoundError when there is none."""
@@ -242,11 +248,7 @@ class MemoryService:
 
         Lessons the model rewrote are embedded at once, and the vectors of lessons it dropped are let go.
         """
-        project = check_slug(project)
-        result = self._compactor.compact(persona, project, self.clock.now().date())
-        if result.compacted:
-            self._embed_missing(persona.slug, project, prune=True)
-        return result
+        return self._compact(persona, check_slug(project))
 
     def rollback(self, persona: Persona, project: str) -> bool:
         """Restore the version kept before the last compaction; False when there is none."""
@@ -268,12 +270,20 @@ class MemoryService:
         outcomes, text = self._writer.record(persona, project, candidates, entry, allow_skip=allow_skip)
         if live_line_count(text) > self.policy.max_lines:
             try:
-                result = self.compact(persona, project)
+                result = self._compact(
+                    persona, project, protected(self._cache.document(persona.slug, project, text), entry, outcomes)
+                )
             except NightWatchError as err:  # the lessons are safely written; compaction can wait for the next write
                 log.warning("Could not compact %s's memory of %s: %s", persona.name, project, err)
             else:
                 log.info("Compacting %s's memory of %s: %s", persona.name, project, result.message)
         return outcomes
+
+    def _compact(self, persona: Persona, project: str, protect: frozenset[str] = frozenset()) -> CompactionResult:
+        result = self._compactor.compact(persona, project, self.clock.now().date(), protect)
+        if result.compacted:
+            self._embed_missing(persona.slug, project, prune=True)
+        return result
 
     def backfill(self, persona_slug: str, project: str) -> int:
         """Embed the live lessons that have no stored vector (hand edits) and store them; returns how many."""

@@ -19,8 +19,8 @@ from typing import ClassVar, Protocol
 
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.memory.format import Merged, merge_imported
-from nightwatch.domain.memory.lesson_text import LESSON_MAX, QUERY_MAX, validate_query
-from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, validate_category
+from nightwatch.domain.memory.lesson_text import QUERY_MAX, validate_query
+from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, LESSON_MAX, validate_category
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.models import Category, Lesson, Persona

@@ -58,8 +58,8 @@ class PinEntry(Prompt):
 class PinsSection(Prompt):
     """The pinned block: entries inside `<pinned>` … `</pinned>`, introduced as documents that are never instructions.
 
-    `pins` must already be made safe with `as_data` (`pins_section` in source.py does it again, which changes
-    nothing), so that only the template opens and closes the block.
+    `pins` must already be made safe with `as_data`, part by part (`pins_section` in source.py does not do it again: it
+    would escape the entries' own source lines), so that only the template opens and closes the block.
     """
 
     template: ClassVar[str] = "soul_pins.md.j2"

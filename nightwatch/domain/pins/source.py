@@ -12,7 +12,6 @@ from typing import Protocol
 from nightwatch.domain.context import ContextAsk, ContextPart
 from nightwatch.domain.models import Persona
 from nightwatch.domain.pins.block import PinBlock, PinsSection
-from nightwatch.domain.quoting import as_data
 
 PINS = "pins"  # the source's name, as budgets and reports know it
 
@@ -26,8 +25,12 @@ class PersonaPins(Protocol):
 
 
 def pins_section(pins: PinBlock) -> str:
-    """The pinned block as the prompt carries it: its entries made data (again: it changes nothing) inside it."""
-    return PinsSection(pins=as_data(pins.text)).render()
+    """The pinned block as the prompt carries it, inside its delimiters.
+
+    Each entry's parts were made data when it was packed (pins/block.py); making the whole text data again would
+    escape the entries' own source lines, which `as_data` rightly treats as a pin's source line posed by data.
+    """
+    return PinsSection(pins=pins.text).render()
 
 
 def pins_part(pins: PinBlock) -> ContextPart:

@@ -180,4 +180,7 @@ def render_items(items: Sequence[SharedItem]) -> str:
 
 
 def _as_data(item: SharedItem) -> SharedItem:
-    return SharedItem(as_data(item.source), as_data(" ".join(item.role.split())), item.kind, as_data(item.text))
+    # A document's text was made data part by part where it was built (pins.py); again, its own source line would be
+    # escaped as one posed by data.
+    text = item.text if item.kind == SharedItem.PIN else as_data(item.text)
+    return SharedItem(as_data(item.source), as_data(" ".join(item.role.split())), item.kind, text)

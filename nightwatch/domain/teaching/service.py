@@ -42,6 +42,7 @@ class Taught:
     lesson: Lesson | None
     restated: bool = False
     problem: str = ""
+    said: str = "created"  # what recording did: "created", "merged into <id>" or "superseded <id>"
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ class TeachingService:
         refused: list[str] = []
         for persona in personas:
             try:
-                lesson = self._memory.remember(persona, project, text, kind=TAUGHT, link=link, author=author)
+                found = self._memory.record(persona, project, text, kind=TAUGHT, link=link, author=author)
             except InvalidInputError as err:
                 refused.append(str(err))
                 taught.append(Taught(persona, None, problem=f"{persona.name}: {err}"))
@@ -140,7 +141,8 @@ class TeachingService:
             except StorageError as err:  # it says whether the lesson is kept for a retry
                 taught.append(Taught(persona, None, problem=str(err)))
                 continue
-            taught.append(Taught(persona, lesson, restated=lesson.seen > 1))
+            lesson = found.lesson
+            taught.append(Taught(persona, lesson, restated=found.outcome == "merged", said=found.said))
         if refused and len(refused) == len(taught):
             raise InvalidInputError(refused[0])
         return taught

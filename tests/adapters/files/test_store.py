@@ -18,8 +18,8 @@ import pytest
 from nightwatch.adapters.files.store import FileMemoryStore
 from nightwatch.domain.errors import InvalidNameError, StorageError
 from nightwatch.domain.llm import Purpose
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.ports import FolderMove
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.vectors import VectorTable

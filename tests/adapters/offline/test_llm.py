@@ -21,10 +21,9 @@ from nightwatch.domain.deliberation.engine import (
 )
 from nightwatch.domain.deliberation.models import Decision
 from nightwatch.domain.llm import ChatMessage, LLMRequest, PromptBlock, Purpose, SystemPrompt
-from nightwatch.domain.memory import memory_section
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, memory_section
 from nightwatch.domain.memory.models import MemoryBlock
 from nightwatch.domain.memory.reflection import ExtractionPrompt
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Lesson, Persona, Skill, Soul, Style, ThreadMessage
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -159,3 +160,72 @@ def test_a_fetch_has_an_overall_deadline_across_redirects(server: PageServer) ->
     with pytest.raises(FetchError, match="took too long"):
         PageFetcher(allowed_hosts={"127.0.0.1"}, deadline=0.2).fetch(server.url("/slow"))
     assert [path for path, _ in server.requests] == ["/slow"], "no hop starts after the deadline"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        Page(b"the body", drip_headers=0.05),  # the headers alone take far longer than the deadline
+        Page(b"x" * 200, drip_body=0.05),  # so does the body, a byte at a time
+        Page(b"late", delay=5.0),  # and a server that says nothing, while the per-step timeout is longer
+    ],
+    ids=["dripping headers", "dripping body", "silent"],
+)
+def test_one_deadline_covers_connect_headers_and_body(server: PageServer, page: Page) -> None:
+    server.pages["/drip"] = page
+    fetcher = PageFetcher(allowed_hosts={"127.0.0.1"}, timeout=10.0, deadline=0.5)
+    started = time.monotonic()
+    with pytest.raises(FetchError, match=r"took too long to fetch \(over 0\.5 s\)"):
+        fetcher.fetch(server.url("/drip"))
+    assert time.monotonic() - started < 0.5 + 0.5  # the promise is 2 s over at most; a watchdog keeps it far under
+
+
+def test_a_page_that_drips_within_the_deadline_is_fetched_whole(server: PageServer) -> None:
+    server.pages["/drip"] = Page(b"slow but whole", drip_headers=0.001, drip_body=0.001)
+    assert PageFetcher(allowed_hosts={"127.0.0.1"}, deadline=5.0).fetch(server.url("/drip")).text == "slow but whole"
+
+
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [
+        ("::ffff:127.0.0.1", False),  # IPv4-mapped
+        ("::ffff:10.0.0.5", False),
+        ("::ffff:93.184.216.34", True),
+        ("::127.0.0.1", False),  # IPv4-compatible (deprecated, still routed by some stacks)
+        ("::169.254.169.254", False),
+        ("::1", False),
+        ("::", False),
+        ("64:ff9b::7f00:1", False),  # NAT64 of 127.0.0.1
+        ("64:ff9b::a9fe:a9fe", False),  # NAT64 of the metadata service
+        ("64:ff9b::c0a8:101", False),  # NAT64 of 192.168.1.1
+        ("64:ff9b:1::a00:5", False),  # local-use NAT64 of 10.0.0.5
+        ("64:ff9b::5db8:d822", True),  # NAT64 of a public address
+        ("2002:7f00:1::", False),  # 6to4 of 127.0.0.1
+        ("2002:a00:5::1", False),  # 6to4 of 10.0.0.5
+        ("2002:c0a8:101::1", False),  # 6to4 of 192.168.1.1
+        ("2002:5db8:d822::1", True),  # 6to4 of a public address
+        ("2001:0:4136:e378:8000:63bf:80ff:fffe", False),  # Teredo, client 127.0.0.1
+        ("2001:0:4136:e378:8000:63bf:f5ff:fffa", False),  # Teredo, client 10.0.0.5
+        ("2001:0:4136:e378:8000:63bf:a247:27dd", True),  # Teredo, client 93.184.216.34
+        ("fe80::1", False),
+        ("fc00::1", False),
+        ("ff02::1", False),
+        ("2606:4700:4700::1111", True),  # an ordinary public IPv6 address
+        ("93.184.216.34", True),
+        ("240.0.0.1", False),  # reserved IPv4
+    ],
+)
+def test_every_ipv6_form_of_a_private_ipv4_address_is_refused(address: str, public: bool) -> None:
+    fetcher = PageFetcher(resolver=lambda host, port: [address], timeout=0.2, deadline=0.5)
+    if public:  # allowed by the guard; no server is there, so the fetch fails after the check
+        with pytest.raises(FetchError):
+            fetcher.fetch("https://innocent.example.com/page")
+    else:
+        with pytest.raises(InvalidInputError, match="private, loopback or reserved"):
+            fetcher.fetch("https://innocent.example.com/page")
+
+
+@pytest.mark.parametrize("url", ["http://[::127.0.0.1]/", "http://[64:ff9b::7f00:1]/", "http://[::ffff:7f00:1]/"])
+def test_an_ipv6_literal_that_carries_a_loopback_address_is_refused(url: str) -> None:
+    with pytest.raises(InvalidInputError, match="private, loopback or reserved"):
+        PageFetcher().fetch(url)

@@ -13,7 +13,7 @@ from nightwatch.adapters.db import make_engine, upgrade
 from nightwatch.adapters.db.slack_state import SlackState
 from nightwatch.adapters.runtime.scheduler import ProactiveScheduler
 from nightwatch.domain.llm import Purpose
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas.service import PersonaService
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService

@@ -75,8 +75,12 @@ def test_a_token_longer_than_its_pattern_leaves_no_tail_behind() -> None:
         "eyJ" * 27_000 + ".",  # each `eyJ` made the JWT pattern rescan up to the dot
         "-----BEGIN RSA PRIVATE KEY-----\n" * 3_000,  # each BEGIN looked for an END up to the end
         "xoxb-1-" * 21_000,  # each match grew over the rest of the run
+        "password=" * 5_000,  # each secret word looked for a value to the end of the line
+        " --token" * 6_000,
+        "key " * 10_000,
+        "date,token\n" + "a1b2c3d4e5,f6g7h8i9j0\n" * 2_000,
     ],
-    ids=["sk-", "eyJ", "BEGIN", "xoxb"],
+    ids=["sk-", "eyJ", "BEGIN", "xoxb", "password=", "--token", "key", "csv"],
 )
 def test_a_text_made_to_be_slow_is_redacted_in_linear_time(text: str) -> None:
     started = time.perf_counter()
@@ -93,6 +97,12 @@ def test_a_text_made_to_be_slow_is_redacted_in_linear_time(text: str) -> None:
         ("${DB_PASSWORD_VALUE}", False),  # a placeholder
         ("Xk9mP2qLw7Zt", True),
         ("MySuperSecretPass", True),
+        ("bcrypt-12-rounds", False),  # words and a number
+        ("authentication-middleware-v2", False),
+        ("/home/deploy/app2", False),  # a path
+        ("4AEE18F83AFDEB23", False),  # a short hex id (a GPG key id, a short commit)
+        ("Wq7!rTz2#pLm", True),  # punctuation counts
+        ("sk-...4f2a", False),  # a placeholder
     ],
 )
 def test_assigned_values_count_as_secrets_only_when_high_entropy(value: str, secret: bool) -> None:

@@ -196,3 +196,12 @@ def test_ask_repeats_the_topic_without_letting_it_ping_the_channel(stack: Stack,
     assert "＠" not in root  # no look-alike
     assert "<@U7>" in root  # the asker's own mention of a person stays
     assert "<https://evil.example>" in root
+
+
+def test_remember_says_whether_it_created_the_lesson_or_merged_it_into_one_kept(stack: Stack, fake: FakeSlack) -> None:
+    first = text_of(stack.command(fake, "remember Maya The release train runs on Tuesdays."))
+    [lesson] = stack.memory.lessons(stack.personas.get("Maya"), "general")
+    assert f"`{lesson.id}`" in first
+    assert "· created" in first
+    again = text_of(stack.command(fake, "remember Maya the release train runs on tuesdays"))
+    assert f"· merged into {lesson.id}" in again

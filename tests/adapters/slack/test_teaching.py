@@ -313,3 +313,10 @@ def test_a_persona_that_refuses_the_lesson_says_why_in_the_thread_while_the_othe
     assert maya["text"].startswith("★ Maya remembered: The payments suite is flaky on CI runners; rerun")
     assert refusal["text"].startswith("Carlos: Not remembered: it copies lessons already remembered")
     assert len(lessons(stack, "Carlos")) == 2
+
+
+def test_the_taught_note_says_what_recording_did(stack: Stack, fake: FakeSlack) -> None:
+    event = mention(stack, fake, "Maya, remember that we deploy on Thursdays now")
+    [note] = wait_for_posts(fake, root(event))
+    assert "· created" in shown(note["blocks"])
+    stack.drain()

@@ -12,8 +12,14 @@ from nightwatch.domain.deliberation.engine import DeliberationPolicy
 from nightwatch.domain.deliberation.tool_turn import ToolTurn
 from nightwatch.domain.errors import LessonsPendingError, LLMOutputError, LLMUnavailableError
 from nightwatch.domain.llm import ChatMessage, LLMRequest, LLMResponse, PromptBlock, Purpose, SystemPrompt, Usage
-from nightwatch.domain.memory import MAX_TOOL_CALLS, RECALL_TOOL, REMEMBER_TOOL, MemoryTools
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import (
+    MAX_TOOL_CALLS,
+    RECALL_TOOL,
+    REMEMBER_TOOL,
+    MemoryPolicy,
+    MemoryService,
+    MemoryTools,
+)
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.recall import Recall, Scored
 from nightwatch.domain.tool_use import ToolRound

@@ -9,13 +9,12 @@ import pytest
 
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.llm import Purpose
-from nightwatch.domain.memory import CLI_AUTHOR
+from nightwatch.domain.memory import CLI_AUTHOR, MemoryPolicy, MemoryService
 from nightwatch.domain.memory.answers import Candidate
 from nightwatch.domain.memory.compaction import compacted
 from nightwatch.domain.memory.document import unread_lines
 from nightwatch.domain.memory.format import lesson_id, parse, render_lesson
 from nightwatch.domain.memory.models import ReflectionContext
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM

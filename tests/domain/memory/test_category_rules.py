@@ -11,7 +11,7 @@ import pytest
 
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.llm import Purpose
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Category, Persona
 from nightwatch.domain.recall import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM

@@ -6,9 +6,9 @@ import pytest
 
 from nightwatch.domain.errors import LLMUnavailableError
 from nightwatch.domain.llm import LLMRequest, Purpose
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.format import parse
 from nightwatch.domain.memory.models import ReflectionContext
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.llm import Purpose
-from nightwatch.domain.memory import unread_summary
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, unread_summary
 from nightwatch.domain.memory.document import unread_lines
 from nightwatch.domain.memory.format import lesson_id, parse
 from nightwatch.domain.memory.models import ReflectionContext, UnreadLine
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM

@@ -8,12 +8,13 @@ from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.memory import (
     LESSON_MAX,
     QUERY_MAX,
+    MemoryPolicy,
+    MemoryService,
     validate_lesson,
     validate_lesson_id,
     validate_query,
     validate_search_limit,
 )
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM

@@ -7,9 +7,9 @@ import pytest
 
 from nightwatch.domain.errors import LessonsPendingError
 from nightwatch.domain.llm import Purpose
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.models import Discarded, ReflectionContext
 from nightwatch.domain.memory.reflection import ExtractionPrompt
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona, ThreadMessage
 from nightwatch.domain.recall import Recall
 from tests.domain.memory.test_pending import FOLDER, FaultyStore

@@ -10,9 +10,9 @@ import pytest
 
 from nightwatch.domain.errors import LessonsPendingError, StorageError
 from nightwatch.domain.llm import Purpose
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.models import ReflectionContext
-from nightwatch.domain.memory.pending import orphans
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
+from nightwatch.domain.memory.writing import orphans
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.vectors import VectorTable

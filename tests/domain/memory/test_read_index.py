@@ -12,11 +12,11 @@ import pytest
 from numpy.typing import NDArray
 
 from nightwatch.domain.errors import StorageError
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory import cache as cache_module
 from nightwatch.domain.memory.derive import IndexedLessons, derive
 from nightwatch.domain.memory.format import is_header, parse
 from nightwatch.domain.memory.read_index import VERSION, ReadIndex, text_digest
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import KeywordWeights, Recall
 from nightwatch.domain.vectors import vector_key

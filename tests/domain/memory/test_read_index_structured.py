@@ -7,10 +7,10 @@ import random
 
 import pytest
 
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.derive import IndexedLessons, derive
 from nightwatch.domain.memory.format import parse
 from nightwatch.domain.memory.read_index import ReadIndex, text_digest
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import KeywordWeights, Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM

@@ -8,9 +8,9 @@ import pytest
 
 from nightwatch.domain.errors import InvalidInputError, InvalidNameError, LLMUnavailableError, NotFoundError
 from nightwatch.domain.llm import Purpose
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.models import ReflectionContext
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.tokens import estimate_tokens

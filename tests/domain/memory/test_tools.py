@@ -5,9 +5,16 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory import LESSON_MAX, RECALL_TOOL, REMEMBER_TOOL, MemoryTools, memory_tool_specs
+from nightwatch.domain.memory import (
+    LESSON_MAX,
+    RECALL_TOOL,
+    REMEMBER_TOOL,
+    MemoryPolicy,
+    MemoryService,
+    MemoryTools,
+    memory_tool_specs,
+)
 from nightwatch.domain.memory.models import CATEGORIES
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.tool_use import ToolCall

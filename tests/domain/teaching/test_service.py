@@ -6,7 +6,7 @@ import pytest
 
 from nightwatch.domain.deliberation.models import Deliberation, Turn
 from nightwatch.domain.errors import InvalidInputError, NotFoundError
-from nightwatch.domain.memory.service import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.teaching import TAUGHT, Intent, Teaching, TeachingService, may_forget
