@@ -7,9 +7,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from nightwatch.domain.memory.inputs import LESSON_MAX
 
 from nightwatch.domain.deliberation import TOPIC_MAX
+from nightwatch.domain.memory import LESSON_MAX
 from nightwatch.domain.pins.inputs import PIN_TEXT_MAX
 from tests.adapters.secrets.blind_corpus import HARMLESS_ITEMS, SECRET_ITEMS, Item, chunks
 from tests.adapters.secrets.secret_corpus import ALNUM, UPPER_DIGITS, URLSAFE, digits, fake

@@ -2,11 +2,19 @@
 
 Pure rules, no I/O. A candidate is compared with its nearest neighbours by meaning (cosine of the stored vectors;
 by shared words for a lesson that has no vector yet). `decide` is the deterministic choice used when no model is
-asked or its answer is unusable: a close paraphrase with the same specifics is a restatement and merges; a lesson
-close in meaning that says something changed ("now", "moved to", "no longer") and changes a specific or reverses a
-decision supersedes the older one; anything else is created.
-The same neighbours are what a model is shown when it is asked. The junk guard lives in `junk.py`, what a lesson
-says (words and specifics) in `specifics.py`.
+asked or its answer is unusable:
+- a **restatement** is close in meaning and contradicts none of the other's specifics: it may leave some out or spell
+  them another way ("ninety days" is "90 days", "a day" is "24 hours": `specifics.amounts`), but no amount, name or
+  decision of one may differ from the other's;
+- **another subject** is one sentence with a word or two exchanged in place ("refunds" / "credits", "iOS" /
+  "Android"): it never merges, whatever the meaning says, since merging it would lose a fact;
+- an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer",
+  "enforced since") or flips a decision, or, closer still and about the same things, states another amount of a kind
+  the older one states; it supersedes the older one;
+- anything else is created.
+The same neighbours are what a model is shown when it is asked. The junk guard lives in `answers.py`, what a lesson
+says (words and specifics) in `specifics.py`. The thresholds were chosen on tune data only (the `tune` half of
+bench/data/persona_lessons.jsonl and bench/data/tune_extra*.jsonl), never on the blind report set.
 
 A candidate's category can fix the outcome before any of that, and then no model advice changes it (`by_category`):
 `events` and `cases` are always created (each happened once: only the same words merge, since two lessons cannot
@@ -21,10 +29,22 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import ClassVar, Literal
 
 from nightwatch.domain.memory.format import lesson_id
-from nightwatch.domain.memory.specifics import Features, conflict, features, flips, overlap, same_specifics, says_change
+from nightwatch.domain.memory.specifics import (
+    Features,
+    amounts,
+    conflict,
+    dimension,
+    features,
+    flips,
+    overlap,
+    same_specifics,
+    says_change,
+    subject_tokens,
+)
 from nightwatch.domain.models import Category, Lesson
 from nightwatch.domain.quoting import as_data
 from nightwatch.domain.vectors import LessonVectors, Matrix, nearest
@@ -36,6 +56,10 @@ ACTIONS: frozenset[str] = frozenset({"create", "merge", "skip", "supersede"})  #
 # By meaning (cosine of all-MiniLM-L6-v2 vectors; chosen on the tuning half of bench/data/persona_lessons.jsonl):
 DUPLICATE_MEANING = 0.65  # a paraphrase this close, with the same specifics, says the same thing
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
+CHANGED_MEANING = 0.75  # ... this close, naming the same things and stating another amount of their kind, updates it
+PARALLEL_SHARE = 0.6  # share of subject words in place for two lessons to be one sentence with words exchanged
+EXCHANGED_MAX = 3  # most subject words exchanged on each side of such a parallel sentence
+CLEARLY_PARALLEL = 0.75  # ... above which a reworded phrase beside an exchanged word does not make it a paraphrase
 RELATED_MEANING = 0.45  # ... this close is worth showing the model
 NEIGHBOURS = 5
 # A profile or preference entry this close is the one a new lesson of its category updates (MiniLM puts another
@@ -189,10 +213,10 @@ def is_duplicate(a: str, b: str, similarity: float | None = None) -> bool:
 
 def _restates(old: str, similarity: float | None, candidate: str) -> bool:
     theirs, mine = features(old), features(candidate)
-    if similarity is not None:  # by meaning: negation is phrasing ("must not" / "never"), a flip is not
-        same = theirs.values == mine.values and _same_names(theirs, mine) and not flips(theirs, mine)
-        close = similarity >= DUPLICATE_MEANING and not _one_word_swapped(theirs, mine)
-        return same and close and not says_change(candidate)
+    if similarity is not None:  # by meaning: one may leave out a specific, neither may contradict the other's
+        agree = _amounts_agree(old, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
+        close = similarity >= DUPLICATE_MEANING and not another_subject(old, candidate)
+        return agree and close and not says_change(candidate)
     if not same_specifics(theirs, mine):
         return False
     if not theirs.words or not mine.words or (theirs.words - mine.words and mine.words - theirs.words):
@@ -200,9 +224,49 @@ def _restates(old: str, similarity: float | None, candidate: str) -> bool:
     return overlap(theirs.words, mine.words) >= DUPLICATE_OVERLAP
 
 
+def another_subject(a: str, b: str) -> bool:
+    """One sentence with a few subject words exchanged in place ("refunds" / "credits", "iOS" / "Android", "bronze" /
+    "silver"): about another thing, whatever the numbers say. A paraphrase reorders and rewords far more than that;
+    a changed number alone is not another subject."""
+    mine, theirs = subject_tokens(a), subject_tokens(b)
+    if not mine or not theirs:
+        return False
+    match = SequenceMatcher(None, mine, theirs, autojunk=False)
+    in_place = sum(block.size for block in match.get_matching_blocks())
+    if in_place / max(len(mine), len(theirs)) < PARALLEL_SHARE:
+        return False
+    swaps = [
+        (len(set(mine[i1:i2]) - {"#"}), len(set(theirs[j1:j2]) - {"#"}))
+        for tag, i1, i2, j1, j2 in match.get_opcodes()
+        if tag == "replace"
+    ]
+    exchanged = any(0 < out == into <= EXCHANGED_MAX for out, into in swaps)  # a word (or two) for another, in place
+    reworded = any(out != into for out, into in swaps)  # a phrase said another way: what paraphrases do
+    return exchanged and (not reworded or in_place / max(len(mine), len(theirs)) >= CLEARLY_PARALLEL)
+
+
+def _amounts_agree(a: str, b: str) -> bool:
+    """The amounts of one are a part of the other's (a restatement may leave some out), once units are made one."""
+    mine, theirs = amounts(a), amounts(b)
+    return mine <= theirs or theirs <= mine
+
+
+def changed_amount(older: str, newer: str) -> bool:
+    """The newer lesson states another amount of a kind the older one states (a duration, a size, a share...)."""
+    old, new = amounts(older), amounts(newer)
+    kinds = {dimension(amount) for amount in old}
+    return any(dimension(amount) in kinds for amount in new - old) and bool(old - new)
+
+
 def _updates(older: str, similarity: float | None, candidate: str) -> bool:
-    if similarity is not None:  # saying so is the surest sign: "now", "moved to", "no longer"
-        return similarity >= UPDATE_MEANING and says_change(candidate)
+    if similarity is not None:  # saying so is the surest sign ("now", "moved to", "no longer", "cut from")
+        if similarity < UPDATE_MEANING or (another_subject(older, candidate) and not says_change(candidate)):
+            return False
+        if says_change(candidate) or flips(features(older), features(candidate)):
+            return True
+        old, mine = features(older), features(candidate)
+        same_things = _same_names(old, mine) and overlap(old.words, mine.words) >= SAME_SUBJECT_OVERLAP
+        return similarity >= CHANGED_MEANING and same_things and changed_amount(older, candidate)
     old, mine = features(older), features(candidate)
     if old.values == mine.values and not conflict(old, mine):
         return False

@@ -28,9 +28,12 @@ _NUMBER_WORDS = {
 # Words that say a lesson replaces what was true before ("moved to Thursdays", "is now 4", "no longer").
 CHANGE = re.compile(
     r"\b(?:now|no longer|anymore|any more|from now on|going forward|as of|moved|moves|switched|replaced|"
-    r"bumped|upgraded|downgraded|raised|lowered|retired|reverted|deprecated|migrated|dropped|"
-    r"(?:is|are) (?:back|gone)|(?:was|were) never|leaving|shrank|relaxed|tightened|"
-    r"(?:cut|changed|reduced|increased|extended|shortened) to)\b",
+    r"bumped|upgraded|downgraded|raised|lowered|retired|reverted|reversed|deprecated|migrated|dropped|"
+    r"(?:is|are) (?:back|gone)|(?:was|were) never|leaving|shrank|relaxed|tightened|took over|takes over|"
+    r"(?:has been|have been|is|are) (?:enforced|required|mandatory|allowed|banned|forbidden) since|"
+    r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|bumped|moved) (?:from|to)|"
+    r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised)(?= \w+ (?:from|to) )|"
+    r"turns out|after all|not any more|(?:since|from) (?:the )?(?:last|this) (?:week|month|quarter|sprint|release))\b",
     re.IGNORECASE,
 )
 _UNIT = re.compile(r"^v|[a-z%]+$")
@@ -117,6 +120,23 @@ def features(text: str) -> Features:
     return Features(frozenset(words), frozenset(values), frozenset(names), frozenset(decisions), negations % 2 == 1)
 
 
+@lru_cache(maxsize=65536)
+def subject_tokens(text: str) -> tuple[str, ...]:
+    """A lesson's content words and names in order, stemmed, with every number as "#" (a changed number is not
+    another subject), for aligning two lessons word by word."""
+    out: list[str] = []
+    for token in _TOKEN.findall(_NOT.sub(" not", text.replace("’", "'"))):
+        lower = token.lower().strip("`")
+        if lower[:1].isdigit() or (lower[:1] == "v" and lower[1:2].isdigit()) or lower in _NUMBER_WORDS:
+            out.append("#")
+        elif lower not in _FUNCTION_WORDS and lower not in _NEGATORS and lower not in _POLARITY:
+            out.append(stem(lower) if _TOKEN_WORD.match(lower) else lower)
+    return tuple(out)
+
+
+_TOKEN_WORD = re.compile(r"^[a-z]+$")
+
+
 def _is_component(kebab: str) -> bool:
     """cart-service, charge-api are components; cross-service, per-service are prose."""
     first, last = kebab.split("-", 1)[0], kebab.rsplit("-", 1)[1]
@@ -163,3 +183,78 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
     """Jaccard overlap of two word sets."""
     union = a | b
     return len(a & b) / len(union) if union else 0.0
+
+
+# --- amounts, normalised: "ninety days" = "90 days", "a day" = "24 hours", "half an hour" = "30 minutes" ------------
+
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_SMALL = {word: number for number, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}  # fmt: skip
+_SECONDS = {"ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600,
+            "hr": 3600, "hour": 3600, "day": 86400, "week": 604800, "fortnight": 1209600, "month": 2592000,
+            "quarter": 7776000, "year": 31536000}  # fmt: skip
+_SIZES = {"kb": 1, "mb": 1000, "gb": 1000000, "tb": 1000000000}
+_NUMBER = (
+    r"(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<k>k\b)?|(?P<word>(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+    r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|hundred)|(?P<half>half an?|half)|(?P<a>an?)"
+)
+_WITH_UNIT = re.compile(
+    rf"(?<![\w.])(?:{_NUMBER})[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|"
+    r"weeks?|fortnights?|months?|quarters?|years?|kb|mb|gb|tb|percent|%|eur|usd|gbp|x)(?!\w)",
+    re.IGNORECASE,
+)
+_BARE = re.compile(rf"(?<![\w.])(?:{_NUMBER})(?![\w])", re.IGNORECASE)
+_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am|pm)\b|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
+
+
+def _number(match: re.Match[str]) -> float | None:
+    if match.group("num"):
+        value = float(match.group("num").replace(",", ""))
+        return value * 1000 if match.group("k") else value
+    if match.group("word"):
+        parts = re.split(r"[- ]", match.group("word").lower())
+        if parts[0] == "hundred":
+            return 100.0
+        return float(sum(_TENS.get(part, _SMALL.get(part, 0)) for part in parts))
+    if match.group("half"):
+        return 0.5
+    return 1.0 if match.group("a") else None
+
+
+@lru_cache(maxsize=65536)
+def amounts(text: str) -> frozenset[str]:
+    """The numbers a lesson states, with their units made one: durations in seconds, sizes in KB, times of day as
+    hh:mm. "a"/"an"/"half" count only before a unit ("a day", "half an hour"); "one" before anything else is prose."""
+    found: set[str] = set()
+    lowered = text.replace("’", "'")
+    for clock in _CLOCK.finditer(lowered):
+        hour, minute = int(clock.group(1) or clock.group(4)), int(clock.group(2) or clock.group(5) or 0)
+        if (clock.group(3) or "").lower() == "pm" and hour < 12:
+            hour += 12
+        found.add(f"{hour:02d}:{minute:02d}")
+    lowered = _CLOCK.sub(" ", lowered)
+    for match in _WITH_UNIT.finditer(lowered):
+        value, unit = _number(match), match.group("unit").lower()
+        if value is not None:
+            found.add(_normalised(value, unit if unit in ("s", "ms") else unit.rstrip("s")))
+    for match in _BARE.finditer(_WITH_UNIT.sub(" ", lowered)):
+        if match.group("num") or (match.group("word") and match.group("word").lower() != "one"):
+            value = _number(match)
+            found.add(f"{value:g}")
+    return frozenset(found)
+
+
+def _normalised(value: float, unit: str) -> str:
+    if unit in _SECONDS:
+        return f"{value * _SECONDS[unit]:g}s"
+    if unit in _SIZES:
+        return f"{value * _SIZES[unit]:g}kb"
+    if unit in ("percent", "%"):
+        return f"{value:g}%"
+    return f"{value:g}{unit}"
+
+
+def dimension(amount: str) -> str:
+    """What an amount measures ("s", "kb", "%", "eur", "" for a bare number, ":" for a time of day)."""
+    return ":" if ":" in amount else re.sub(r"^[\d.e+-]+", "", amount)

@@ -29,7 +29,7 @@ from nightwatch.domain.memory.format import parse
 from nightwatch.domain.memory.ports import FolderMove, PendingLessons
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaDraft, PersonaService
-from nightwatch.startup import start
+from nightwatch.startup import StartUp
 from nightwatch.wiring import build_injector
 from tests.adapters.memory_contract.conftest import Stores
 
@@ -97,7 +97,7 @@ def wait_until(condition: Callable[[], bool], what: str) -> None:
 def app(stores: Stores) -> Iterator[Injector]:
     """The app on this store, started (schema, default personas), its connections closed again for the forks."""
     container = build_injector(settings_for(stores))
-    start(container)
+    container.get(StartUp).run()
     container.get(Engine).dispose()
     stores.close()
     try:

@@ -1,0 +1,91 @@
+"""The curation rules by meaning on hand-written pairs (none from a benchmark file): a restatement may leave out
+specifics but not contradict them, a parallel sentence about another thing stays apart, and an update is seen
+whether it says so or only states another amount of the same thing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from nightwatch.domain.memory.curation import Neighbour, another_subject, changed_amount, decide, is_duplicate
+from nightwatch.domain.models import Lesson
+
+T = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Rotate the API keys every 90 days with rotate_keys.py; the March audit found two keys over a year old.",
+            "API keys should be rotated every ninety days.",
+        ),
+        (
+            "Reminder: jwt.decode needs an explicit algorithms=['RS256'] list.",
+            "Reminder from the token incident: always pass algorithms=['RS256'] to jwt.decode.",
+        ),
+        ("Disk alerts warn at 80% and page at 90%.", "We warn at 80 percent disk and page someone at 90 percent."),
+        ("Nightly exports finish within 24 hours of the cut-off.", "Nightly exports are done within a day of cut-off."),
+    ],
+)
+def test_a_restatement_that_leaves_out_or_respells_a_specific_merges(older: str, newer: str) -> None:
+    assert is_duplicate(older, newer, similarity=0.8)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Refunds under 100 EUR can be approved by one support agent.",
+            "Chargebacks under 100 EUR can be approved by one support agent.",
+        ),
+        ("The iOS build must stay under 150 MB.", "The Android build must stay under 150 MB."),
+        ("Tickets tagged billing go to the Lisbon queue.", "Tickets tagged shipping go to the Manila queue."),
+        (
+            "Snapshots of the staging cluster are kept for 7 days.",
+            "Snapshots of the production cluster are kept for 30 days.",
+        ),
+    ],
+)
+def test_a_parallel_sentence_about_another_thing_stays_apart(older: str, newer: str) -> None:
+    assert another_subject(older, newer)
+    assert not is_duplicate(older, newer, similarity=0.9)
+    existing = [Lesson("a", older, T)]
+    assert decide(newer, existing, [Neighbour(existing[0], 0.9)]).action == "create"
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "similarity"),
+    [
+        (
+            "Session cookies expire after 60 minutes of inactivity.",
+            "Idle session timeout was cut from 60 to 15 minutes after the audit.",
+            0.5,
+        ),
+        (
+            "We decided not to pin the SDK versions.",
+            "We reversed the no-pinning decision: SDK versions are pinned.",
+            0.7,
+        ),
+        ("Rotate API keys every 90 days.", "Rotate API keys every 30 days.", 0.9),
+        ("MFA on the VPN is recommended.", "MFA on the VPN has been enforced since April.", 0.7),
+    ],
+)
+def test_an_update_supersedes_whether_it_says_so_or_not(older: str, newer: str, similarity: float) -> None:
+    existing = [Lesson("a", older, T)]
+    assert decide(newer, existing, [Neighbour(existing[0], similarity)]).action == "supersede"
+
+
+def test_the_issues_three_lessons_merge_then_supersede() -> None:
+    first = Lesson("a", "Rotate the API keys every 90 days", T)
+    second = "API keys should be rotated every ninety days"
+    assert decide(second, [first], [Neighbour(first, 0.86)]).action == "merge"
+    third = "Rotate API keys every 30 days now, not 90"
+    assert decide(third, [first], [Neighbour(first, 0.8)]).action == "supersede"
+
+
+def test_a_changed_amount_needs_an_amount_of_the_same_kind() -> None:
+    assert changed_amount("Builds time out after 30 minutes.", "Builds time out after 45 minutes.")
+    assert not changed_amount("Builds time out after 30 minutes.", "Builds time out after 30 minutes on 4 runners.")
+    assert not changed_amount("Builds time out after 30 minutes.", "Builds are capped at 2 GB of cache.")
