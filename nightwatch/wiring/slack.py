@@ -19,6 +19,7 @@ from nightwatch.adapters.slack import (
     Authorization,
     ChannelDirectory,
     Deliberations,
+    HeldReview,
     HomeTab,
     LeaseKeeper,
     Listeners,
@@ -28,14 +29,13 @@ from nightwatch.adapters.slack import (
     SlackApp,
     SlackPoster,
     SlashCommands,
+    TeacherCheck,
     ThreadTeaching,
     WorkerPool,
     bolt_app,
     listener_threads,
     web_client,
 )
-from nightwatch.adapters.slack.held import HeldReview
-from nightwatch.adapters.slack.teachers import TeacherCheck
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.deliberation.ports import DeliberationLog

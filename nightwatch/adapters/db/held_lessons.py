@@ -10,13 +10,30 @@ import builtins
 from dataclasses import replace
 from datetime import UTC
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import Column, DateTime, Integer, String, Table, Text, delete, insert, select
 from sqlalchemy.engine import RowMapping
 
-from nightwatch.adapters.db.schema import held_lessons, utc
+from nightwatch.adapters.db.schema import metadata, utc
 from nightwatch.adapters.db.transactions import Bind, begin
 from nightwatch.domain.memory import CATEGORIES
 from nightwatch.domain.teaching import HeldLesson, Reason
+
+# On the one metadata with every other table (this module is imported with the db package, so always).
+held_lessons = Table(  # lessons taught that wait for an admin to approve or drop them (see domain/teaching/review.py)
+    "held_lessons",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("persona_id", Integer, nullable=False),  # the persona's id, so a rename keeps its held lessons
+    Column("persona", String(80), nullable=False),  # its name when the lesson was held, for showing
+    Column("project", String(80), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("reason", String(20), nullable=False),  # "teacher" or "instruction"
+    Column("held_at", DateTime(timezone=True), nullable=False),
+    Column("author", String(80), nullable=True),
+    Column("link", Text, nullable=True),
+    Column("kind", String(40), nullable=False),
+    Column("category", String(20), nullable=True),
+)
 
 _REASONS = {Reason.TEACHER: "teacher", Reason.INSTRUCTION: "instruction"}
 _BY_NAME = {name: reason for reason, name in _REASONS.items()}

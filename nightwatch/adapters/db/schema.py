@@ -165,22 +165,6 @@ pending_lessons = Table(  # lessons a memory write could not store, until a retr
     Index("ix_pending_lessons_persona", "persona", "project", "id"),
 )
 
-held_lessons = Table(  # lessons taught that wait for an admin to approve or drop them (see domain/teaching/review.py)
-    "held_lessons",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("persona_id", Integer, nullable=False),  # the persona's id, so a rename keeps its held lessons
-    Column("persona", String(80), nullable=False),  # its name when the lesson was held, for showing
-    Column("project", String(80), nullable=False),
-    Column("text", Text, nullable=False),
-    Column("reason", String(20), nullable=False),  # "teacher" or "instruction"
-    Column("held_at", DateTime(timezone=True), nullable=False),
-    Column("author", String(80), nullable=True),
-    Column("link", Text, nullable=True),
-    Column("kind", String(40), nullable=False),
-    Column("category", String(20), nullable=True),
-)
-
 memory_documents = Table(  # one memory per persona and project: the markdown a file store keeps in main.md
     "memory_documents",
     metadata,

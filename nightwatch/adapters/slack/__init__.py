@@ -15,6 +15,7 @@ from nightwatch.adapters.slack.app import (
     web_client,
 )
 from nightwatch.adapters.slack.commands import SlashCommands
+from nightwatch.adapters.slack.held import HeldReview
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.lease_keeper import LeaseKeeper
 from nightwatch.adapters.slack.listeners import Listeners
@@ -24,6 +25,7 @@ from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.adapters.slack.share_commands import ShareCommands
 from nightwatch.adapters.slack.socket_mode import EagerAckSocketModeHandler
+from nightwatch.adapters.slack.teachers import TeacherCheck
 from nightwatch.adapters.slack.teaching import ThreadTeaching
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 
@@ -35,6 +37,7 @@ __all__ = [
     "ChannelDirectory",
     "Deliberations",
     "EagerAckSocketModeHandler",
+    "HeldReview",
     "HomeTab",
     "LeaseKeeper",
     "Listeners",
@@ -44,6 +47,7 @@ __all__ = [
     "SlackApp",
     "SlackPoster",
     "SlashCommands",
+    "TeacherCheck",
     "ThreadTeaching",
     "WorkerPool",
     "bolt_app",

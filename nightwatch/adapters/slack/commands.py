@@ -202,8 +202,7 @@ class SlashCommands:
         persona, words = self._persona_and_rest(rest)
         category, text = _category_and_lesson(words)
         project = self._channels.project_for(call.channel)
-        reason = self._held.screen(call.user, text)
-        if reason is not None:
+        if (reason := self._held.screen(call.user, text)) is not None:
             return Reply(self._held.hold([persona], project, text, reason, author=call.user, category=category))
         found = self._memory.record(persona, project, text, author=call.user or None, category=category)
         self._home.publish(call.user)
