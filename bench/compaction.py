@@ -38,7 +38,7 @@ from bench.write_path import InlineBackfill, SettableClock
 from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import LessonSuccession, MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall
 
@@ -97,7 +97,7 @@ def compaction_figure(
             store=store,
             llm=OfflineLLM(),
             clock=clock,
-            recall=Recall(encoder=encoder or CachedEncoder()),
+            recall=Recall(encoder=encoder or CachedEncoder(), succession=LessonSuccession()),
             policy=MemoryPolicy(
                 token_budget=budget, max_lines=max_lines, compaction_target=target, use_model_for_compaction=False
             ),

@@ -36,7 +36,7 @@ import numpy as np
 from bench import read_latency, write_path
 from bench.retrieval_data import Case, Tally, found_share, load, pairs_judged, percentiles, stale_ok
 from bench.vectors import CachedEncoder
-from nightwatch.domain.memory import MemoryBlockPrompt, line_cost
+from nightwatch.domain.memory import LessonSuccession, MemoryBlockPrompt, line_cost
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import STOP_WORDS, Recall, RecallWeights
 from nightwatch.domain.tokens import estimate_tokens
@@ -119,7 +119,7 @@ def ours(encoder: CachedEncoder | None, weights: RecallWeights | None = None) ->
     """Recall as MemoryService.read uses it: select under the budget less the block's overhead, then render."""
 
     def make(case: Case) -> tuple[Order, Inject]:
-        recall = Recall(encoder=encoder, weights=weights)
+        recall = Recall(encoder=encoder, weights=weights, succession=LessonSuccession())
         vectors = None
         if encoder is not None:
             matrix = encoder.embed([memory.text for memory in case.memories])

@@ -193,7 +193,10 @@ class QuietPoster:
     def post_verdict(self, lead: Persona, verdict: Verdict, text: str) -> None:
         self.thread.append(ThreadMessage(lead.name, text, lead.name))
 
-    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
+    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str, **_: object) -> None:
+        return None
+
+    def post_round_request(self, lead: Persona, summary: str) -> None:
         return None
 
     def post_recall(self, persona: Persona, query: str, found: int) -> None:

@@ -29,12 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.retrieval_data import Case, load
+from bench.rules_before import rules
 from bench.vectors import CachedEncoder
 from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM, category_for
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.llm import LLM
-from nightwatch.domain.memory import MemoryPolicy, MemoryService
+from nightwatch.domain.memory import LessonSuccession, MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import persona_slug, project_slug
 from nightwatch.domain.recall import Recall
@@ -127,26 +128,37 @@ def judge_case(memory: MemoryService, clock: SettableClock, case: Case, lesson_o
 
 
 def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: CachedEncoder | None = None,
-            split: str | None = None, categories: bool = False) -> dict[str, Any]:  # fmt: skip
-    """The write-path figures over one data set (or one half of it)."""
+            split: str | None = None, categories: bool = False, before: bool = False) -> dict[str, Any]:  # fmt: skip
+    """The write-path figures over one data set (or one half of it); `before`: by the rule of commit eca6a5d
+    (bench/rules_before.py), reading without the newer-lesson preference, as then."""
     cases = [case for case in load(path) if split is None or case.split == split]
     encoder = encoder or CachedEncoder()
     counts = Counts()
-    with tempfile.TemporaryDirectory(prefix="nightwatch-write-path-") as home:
+    succession = None if before else LessonSuccession()
+    with rules(before=before), tempfile.TemporaryDirectory(prefix="nightwatch-write-path-") as home:
         clock = SettableClock()
         policy = MemoryPolicy(token_budget=budget, max_lines=10**9, use_model_for_curation=llm is not None)
         memory = MemoryService(
             store=FileMemoryStore(Path(home)),
             llm=llm or OfflineLLM(),
             clock=clock,
-            recall=Recall(encoder=encoder),
+            recall=Recall(encoder=encoder, succession=succession),
             policy=policy,
             backfill=InlineBackfill(),
         )
         for case in cases:
             judge_case(memory, clock, case, record_case(memory, clock, case, counts, categories=categories), counts)
-    model = ("advice" if llm else "offline rule") + (", categories inferred" if categories else "")
+    model = ("advice" if llm else "rules before (eca6a5d)" if before else "offline rule") + (
+        ", categories inferred" if categories else ""
+    )
+    model += f", {split} half" if split else ""
     return {"dataset": path, "budget": budget, "model": model, **counts.report()}
+
+
+def compaction_figure(path: str, encoder: CachedEncoder | None = None) -> dict[str, Any] | None:
+    """The compaction column (issue 19): record 1,000 lessons through a 150-line limit in date order, then the
+    recall of the newest 50 lessons' queries. A hook for the compaction work (E2) to fill; None until then."""
+    return None
 
 
 def summary(result: dict[str, Any]) -> str:
@@ -169,9 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--split", choices=("tune", "report"), help="only the cases of this half")
     parser.add_argument("--categories", action="store_true", help="give each memory the offline model's category")
+    parser.add_argument("--rules", choices=("new", "before"), default="new", help="today's curation or eca6a5d's")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    result = measure(args.dataset, args.budget, split=args.split, categories=args.categories)
+    result = measure(args.dataset, args.budget, split=args.split, categories=args.categories,
+                     before=args.rules == "before")  # fmt: skip
     print(json.dumps(result) if args.json else summary(result))
     return 0
 

@@ -49,6 +49,7 @@ class DeliberationLimits:
     max_contributors: int = 3
     max_replies: int = 12
     reply_chars: int = 1200
+    turn_words: int = 120  # the most words a turn asks for (NIGHTWATCH_TURN_WORDS)
     lead: str | None = None  # persona name or slug; None picks the tech-lead persona
     context_tokens: int = 3000
     model_window: int = 200_000
@@ -74,6 +75,7 @@ class SlackSettings:
     workers: int = 24
     proactive_interval_minutes: int = 180
     proactive_quiet_minutes: int = 60
+    lesson_notes: Literal["thread", "ephemeral", "off"] = "thread"  # where a deliberation's lessons are told
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,7 @@ class Settings:
         deliberation = DeliberationLimits(
             max_rounds=reader.integer("NIGHTWATCH_MAX_ROUNDS", 2, minimum=1, maximum=5),
             max_replies=reader.integer("NIGHTWATCH_MAX_REPLIES", 12, minimum=2, maximum=40),
+            turn_words=reader.integer("NIGHTWATCH_TURN_WORDS", 120, minimum=20, maximum=400),
             lead=reader.text("NIGHTWATCH_LEAD"),
             lease_seconds=reader.number("NIGHTWATCH_LEASE_SECONDS", 90.0, minimum=1.0),
         )
@@ -151,6 +154,9 @@ class Settings:
             workers=reader.integer("NIGHTWATCH_WORKERS", 24, minimum=1, maximum=256),
             proactive_interval_minutes=reader.integer("NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", 180, minimum=0),
             proactive_quiet_minutes=reader.integer("NIGHTWATCH_PROACTIVE_QUIET_MINUTES", 60, minimum=0),
+            lesson_notes=reader.choice(  # type: ignore[arg-type]
+                "NIGHTWATCH_LESSON_NOTES", ("thread", "ephemeral", "off"), "thread"
+            ),
         )
         database_url = reader.text("DATABASE_URL") or f"sqlite:///{home / 'nightwatch.db'}"
         # One database for several replicas: by default their memory goes there too.

@@ -68,6 +68,8 @@ RELOADABLE = (
     Reloadable(
         "NIGHTWATCH_PROACTIVE_QUIET_MINUTES", "proactive quiet time (minutes)", "slack", "proactive_quiet_minutes"
     ),
+    Reloadable("NIGHTWATCH_LESSON_NOTES", "lesson notes", "slack", "lesson_notes"),
+    Reloadable("NIGHTWATCH_TURN_WORDS", "turn words", "deliberation", "turn_words"),
     Reloadable("NIGHTWATCH_LOG_LEVEL", "log level", None, "log_level"),
 )
 RELOADABLE_VARIABLES = frozenset(item.variable for item in RELOADABLE)

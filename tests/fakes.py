@@ -665,6 +665,8 @@ class RecordingPoster:
         self.lessons: list[tuple[str, str, str, str]] = []
         self.recalls: list[tuple[str, str, int]] = []
         self.notices: list[str] = []
+        self.round_requests: list[tuple[str, str]] = []
+        self.changes: list[tuple[str, str | None, str]] = []  # (lesson id, category, created / merged)
 
     def post_turn(self, persona: Persona, text: str) -> None:
         self.turns.append((persona.name, text))
@@ -674,8 +676,21 @@ class RecordingPoster:
         self.verdicts.append((lead.name, verdict, text))
         self.thread.append(ThreadMessage(author=lead.name, text=text, persona=lead.name))
 
-    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
+    def post_lesson(
+        self,
+        persona: Persona,
+        project: str,
+        lesson_id: str,
+        text: str,
+        *,
+        category: str | None = None,
+        change: str = "created",
+    ) -> None:
         self.lessons.append((persona.name, project, lesson_id, text))
+        self.changes.append((lesson_id, category, change))
+
+    def post_round_request(self, lead: Persona, summary: str) -> None:
+        self.round_requests.append((lead.name, summary))
 
     def post_recall(self, persona: Persona, query: str, found: int) -> None:
         self.recalls.append((persona.name, query, found))

@@ -113,8 +113,11 @@ def block_action(
     container: str = "message",
     trigger_id: str = "1.2.trigger",
     response_url: str | None = None,
+    message_blocks: list[Json] | None = None,
 ) -> Json:
-    """A button click; `container="view"` is a click in the Home tab (no channel, no response_url)."""
+    """A button click; `container="view"` is a click in the Home tab (no channel, no response_url).
+
+    `message_blocks` are the blocks of the message clicked on, as Slack sends them."""
     payload: Json = {
         "type": "block_actions",
         "user": {"id": user, "username": user.lower(), "team_id": TEAM},
@@ -146,6 +149,8 @@ def block_action(
         payload["channel"] = {"id": channel, "name": "general"}
     if message_ts:
         payload["message"] = {"type": "message", "ts": message_ts, "text": "", "bot_id": BOT_ID}
+        if message_blocks is not None:
+            payload["message"]["blocks"] = message_blocks
     if response_url:
         payload["response_url"] = response_url
     return payload

@@ -73,11 +73,12 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
         "NIGHTWATCH_SHARED_TOKEN_BUDGET=0\nNIGHTWATCH_PIN_TOKEN_BUDGET=400\n"
         "NIGHTWATCH_ADMINS=U2,U1\nNIGHTWATCH_TEACHERS=S0TEACH\n"
         "NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES=0\nNIGHTWATCH_PROACTIVE_QUIET_MINUTES=5\n"
-        "NIGHTWATCH_LOG_LEVEL=warning\n"
+        "NIGHTWATCH_LOG_LEVEL=warning\nNIGHTWATCH_LESSON_NOTES=ephemeral\nNIGHTWATCH_TURN_WORDS=60\n"
     )
     with caplog.at_level(logging.INFO, logger="nightwatch.live_settings"):
         reloaded = live.reload()
     now = live.current()
+    assert (now.slack.lesson_notes, now.deliberation.turn_words) == ("ephemeral", 60)
     assert now is reloaded.settings
     assert (now.deliberation.max_rounds, now.deliberation.max_replies, now.deliberation.lead) == (3, 8, "priya")
     assert (now.memory.token_budget, now.memory.shared_token_budget) == (900, 0)
@@ -101,6 +102,8 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
             "teachers everyone → S0TEACH",
             "proactive interval (minutes) 180 → 0",
             "proactive quiet time (minutes) 60 → 5",
+            "lesson notes thread → ephemeral",
+            "turn words 120 → 60",
             "log level INFO → WARNING",
         ]
     )

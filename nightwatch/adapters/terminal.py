@@ -63,12 +63,24 @@ class TerminalPoster:
         self.thread.append(ThreadMessage(author=lead.name, text=text, persona=lead.name))
         self._print(f"{_who(lead)} · decision: {verdict.decision.value}\n{_indented(plain_text(text))}\n")
 
-    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
+    def post_lesson(
+        self,
+        persona: Persona,
+        project: str,
+        lesson_id: str,
+        text: str,
+        *,
+        category: str | None = None,
+        change: str = "created",
+    ) -> None:
         self.lessons.append(PostedLesson(persona.name, project, lesson_id, text))
         self._print(f"{persona.name} remembered: {plain_text(text)} ({lesson_id})")
 
     def post_recall(self, persona: Persona, query: str, found: int) -> None:
         self._print(f"🔎 {persona.name} recalled: {plain_text(query)} ({found} lesson{'' if found == 1 else 's'})")
+
+    def post_round_request(self, lead: Persona, summary: str) -> None:
+        self.post_notice(f"{lead.name} asks for one more round: {summary}")
 
     def post_notice(self, text: str) -> None:
         self.notices.append(text)

@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     history_command.add_argument(
         "--limit", type=_count("--limit", RECENT_MAX), default=20, help=f"1-{RECENT_MAX} (default: 20)"
     )
+    history_command.add_argument(
+        "--show", type=_count("--show", 2**62), metavar="ID", help="one deliberation, every turn in full"
+    )
 
     db = commands.add_parser("db", help="upgrade the database schema")
     db_ops = db.add_subparsers(title="database commands", metavar="ACTION", required=True)

@@ -17,6 +17,7 @@ from nightwatch.domain.deliberation import (
     DeliberationRequest,
 )
 from nightwatch.domain.deliberation.ports import DeliberationLog
+from nightwatch.domain.errors import NotFoundError
 from nightwatch.domain.personas import (
     PersonaService,
     project_slug,
@@ -57,6 +58,8 @@ def context(args: argparse.Namespace, out: TextIO, *, personas: PersonaService, 
 
 
 def history(args: argparse.Namespace, out: TextIO, *, deliberations: DeliberationLog) -> int:
+    if args.show is not None:
+        return _show(deliberations, args.show, out)
     recent = deliberations.recent(args.limit)
     if not recent:
         print('No deliberations yet. Start one: nightwatch deliberate "TOPIC"', file=out)
@@ -65,6 +68,21 @@ def history(args: argparse.Namespace, out: TextIO, *, deliberations: Deliberatio
         outcome = item.verdict.decision.value if item.verdict else item.status.value
         where = "terminal" if item.thread.startswith("terminal:") else "slack"
         print(f"#{item.id}  {when}  {outcome:<11} {item.project:<16} {where:<8}  {item.topic[:80]}", file=out)
+    return 0
+
+
+def _show(deliberations: DeliberationLog, deliberation_id: int, out: TextIO) -> int:
+    """One deliberation as stored: its topic, each turn's whole text (a thread shows turns cut short), its verdict."""
+    found = deliberations.get(deliberation_id)
+    if found is None:
+        raise NotFoundError(f"No deliberation #{deliberation_id}; `nightwatch history` lists their numbers.")
+    outcome = found.verdict.decision.value if found.verdict else found.status.value
+    print(f"#{found.id}  {found.project}  {outcome}\n{found.topic}\n", file=out)
+    for turn in deliberations.turns(deliberation_id):
+        skipped = " (not posted)" if turn.skipped else ""
+        print(f"{turn.persona} · round {turn.round}{skipped}\n{turn.text}\n", file=out)
+    if found.verdict:
+        print(f"Verdict: {found.verdict.decision.value}: {found.verdict.summary}", file=out)
     return 0
 
 

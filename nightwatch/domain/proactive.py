@@ -18,7 +18,7 @@ from typing import ClassVar
 from nightwatch.domain.context import ContextAsk, ContextReader
 from nightwatch.domain.deliberation import shape_reply
 from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus, Turn
-from nightwatch.domain.deliberation.ports import DeliberationLog, Poster
+from nightwatch.domain.deliberation.ports import DeliberationLog, Poster, announce
 from nightwatch.domain.errors import LLMError
 from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, Purpose
 from nightwatch.domain.memory import MEMORY, MemoryService
@@ -243,4 +243,4 @@ class ProactiveService:
             log.exception("reflection after a proactive message by %s failed", persona.name)
             return
         for lesson in lessons:
-            poster.post_lesson(persona, channel.project, lesson.id, lesson.text)
+            announce(poster, persona, channel.project, lesson)

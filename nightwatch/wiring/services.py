@@ -19,7 +19,7 @@ from nightwatch.domain.context import ContextReader
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
 from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
 from nightwatch.domain.llm import LLM
-from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemorySource, MemoryTransfer
+from nightwatch.domain.memory import LessonSuccession, MemoryPolicy, MemoryService, MemorySource, MemoryTransfer
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.personas.ports import PersonaRepository
@@ -59,7 +59,7 @@ class ServiceModule(Module):
         # Without the model package start-up says so once (startup.py) and recall runs on keywords alone.
         wanted = settings.memory.dense == "on" and embeddings.available()
         encoder = embeddings.MiniLMEncoder() if wanted else None
-        return Recall(half_life_days=settings.memory.half_life_days, encoder=encoder)
+        return Recall(half_life_days=settings.memory.half_life_days, encoder=encoder, succession=LessonSuccession())
 
     @singleton
     @provider
@@ -223,6 +223,7 @@ def deliberation_policy(settings: Settings) -> DeliberationPolicy:
         max_contributors=limits.max_contributors,
         max_replies=limits.max_replies,
         reply_chars=limits.reply_chars,
+        turn_words=limits.turn_words,
         lead=limits.lead,
         context_tokens=limits.context_tokens,
         model_window=limits.model_window,

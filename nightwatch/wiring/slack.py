@@ -22,6 +22,7 @@ from nightwatch.adapters.slack import (
     HeldReview,
     HomeTab,
     LeaseKeeper,
+    LessonNotes,
     Listeners,
     PersonaAdmin,
     PinCommands,
@@ -119,6 +120,12 @@ class SlackModule(Module):
 
     @singleton
     @provider
+    def provide_lesson_notes(self, live: LiveSettings, client: WebClient) -> LessonNotes:
+        """Each thread's one lessons message; NIGHTWATCH_LESSON_NOTES is read at each message, so it reloads."""
+        return LessonNotes(client=client, mode=lambda: live.current().slack.lesson_notes)
+
+    @singleton
+    @provider
     def provide_deliberations(
         self,
         engine: DeliberationEngine,
@@ -127,8 +134,11 @@ class SlackModule(Module):
         pool: WorkerPool,
         channels: ChannelDirectory,
         clock: Clock,
+        notes: LessonNotes,
     ) -> Deliberations:
-        return Deliberations(engine=engine, log=log, client=client, pool=pool, channels=channels, clock=clock)
+        return Deliberations(
+            engine=engine, log=log, client=client, pool=pool, channels=channels, clock=clock, notes=notes
+        )
 
     @singleton
     @provider
@@ -211,9 +221,16 @@ class SlackModule(Module):
         client: WebClient,
         admins: AdminCheck,
         held: HeldReview,
+        notes: LessonNotes,
     ) -> ThreadTeaching:
         return ThreadTeaching(
-            teaching=teaching, personas=personas, channels=channels, client=client, admins=admins, held=held
+            teaching=teaching,
+            personas=personas,
+            channels=channels,
+            client=client,
+            admins=admins,
+            held=held,
+            notes=notes,
         )
 
     @singleton
@@ -228,6 +245,7 @@ class SlackModule(Module):
         home: HomeTab,
         teaching: ThreadTeaching,
         held: HeldReview,
+        notes: LessonNotes,
     ) -> Listeners:
         return Listeners(
             held=held,
@@ -238,6 +256,7 @@ class SlackModule(Module):
             admin=admin,
             home=home,
             teaching=teaching,
+            notes=notes,
         )
 
     @singleton
@@ -250,12 +269,13 @@ class SlackModule(Module):
         client: WebClient,
         channels: ChannelDirectory,
         engine: DeliberationEngine,
+        notes: LessonNotes,
     ) -> ProactiveScheduler:
         return ProactiveScheduler(
             service=proactive,
             state=state,
             clock=clock,
-            poster_for=lambda channel: SlackPoster(client=client, channel=channel, thread_ts=None),
+            poster_for=lambda channel: SlackPoster(client=client, channel=channel, thread_ts=None, notes=notes),
             channel_name=channels.name_of,
             housekeeping=engine.close_abandoned,
         )

@@ -43,9 +43,14 @@ def test_the_personas_of_a_deliberation_learn_in_its_thread_and_forget_on_their_
     fake.post_human_message(
         "C1", "<@UBOT> remember that login attempts are capped at 5 a minute", thread_ts=topic["ts"]
     )
-    fake.wait_for(lambda: len(app_posts(fake, "C1", topic["ts"])) >= before + len(spoke), 10)
-    taught = [m for m in app_posts(fake, "C1", topic["ts"])[before:] if "taught by <@U1>" in json.dumps(m["blocks"])]
-    assert {m["text"].split(" remembered:")[0].removeprefix("★ ") for m in taught} == spoke
+
+    def taught() -> list[str]:  # the lines of the thread's one lessons message that this teaching added
+        notes = [m for m in app_posts(fake, "C1", topic["ts"]) if not m.get("username") and "remembered" in m["text"]]
+        return [line for m in notes for line in m["text"].splitlines() if "capped at 5 a minute" in line]
+
+    fake.wait_for(lambda: len(taught()) >= len(spoke), 10)
+    assert len(app_posts(fake, "C1", topic["ts"])) == before  # the lessons message was updated in place
+    assert {line.split(" remembered:")[0].removeprefix("★ ") for line in taught()} == spoke
     for name in spoke:
         assert "Login attempts are capped at 5 a minute." in [
             lesson.text for lesson in lessons(live.stack, name, "general")

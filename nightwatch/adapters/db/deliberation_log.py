@@ -161,7 +161,7 @@ class SqlDeliberationLog:
             "position": position,
             "persona": turn.persona,
             "role": turn.role,
-            "text": _clean(turn.text),
+            "text": _clean(turn.full_text or turn.text),  # the whole answer: `history --show` prints it
             "round": turn.round,
             "lessons_injected": turn.lessons_injected,
             "skipped": turn.skipped,

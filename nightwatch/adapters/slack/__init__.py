@@ -18,6 +18,7 @@ from nightwatch.adapters.slack.commands import SlashCommands
 from nightwatch.adapters.slack.held import HeldReview
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.lease_keeper import LeaseKeeper
+from nightwatch.adapters.slack.lesson_notes import LessonNotes
 from nightwatch.adapters.slack.listeners import Listeners
 from nightwatch.adapters.slack.persona_admin import PersonaAdmin
 from nightwatch.adapters.slack.pin_commands import PinCommands
@@ -40,6 +41,7 @@ __all__ = [
     "HeldReview",
     "HomeTab",
     "LeaseKeeper",
+    "LessonNotes",
     "Listeners",
     "PersonaAdmin",
     "PinCommands",

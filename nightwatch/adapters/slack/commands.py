@@ -162,7 +162,7 @@ class SlashCommands:
                 return Reply("I am not in this channel yet: invite me with `/invite` and ask again.")
             raise
         self._deliberations.start(
-            channel=call.channel, thread_ts=str(posted["ts"]), topic=topic, bot_user_id=call.bot_user_id
+            channel=call.channel, thread_ts=str(posted["ts"]), topic=topic, bot_user_id=call.bot_user_id, user=call.user
         )
         return None
 

@@ -19,6 +19,7 @@ from nightwatch.adapters.slack.blocks import escape, notice_modal
 from nightwatch.adapters.slack.commands import COMMAND, UNEXPECTED, Invocation, SlashCommands
 from nightwatch.adapters.slack.held import HELD_APPROVE, HELD_DROP, HeldReview
 from nightwatch.adapters.slack.home import HomeTab
+from nightwatch.adapters.slack.lesson_notes import LessonNotes, strike
 from nightwatch.adapters.slack.persona_admin import FormError, PersonaAdmin
 from nightwatch.adapters.slack.persona_modal import CALLBACK_ID
 from nightwatch.adapters.slack.teaching import Mention, Posted, ThreadTeaching
@@ -63,8 +64,10 @@ class Listeners:
         home: HomeTab,
         teaching: ThreadTeaching,
         held: HeldReview,
+        notes: LessonNotes | None = None,
     ) -> None:
         self._held = held
+        self._notes = notes
         self._state = state
         self._clock = clock
         self._deliberations = deliberations
@@ -108,7 +111,11 @@ class Listeners:
             if self._teaching.handle(Mention(channel, thread_ts, str(event.get("user") or ""), topic)):
                 return
             self._deliberations.start(
-                channel=channel, thread_ts=thread_ts, topic=topic, bot_user_id=context.bot_user_id or ""
+                channel=channel,
+                thread_ts=thread_ts,
+                topic=topic,
+                bot_user_id=context.bot_user_id or "",
+                user=str(event.get("user") or ""),
             )
         except NightWatchError as err:
             client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=escape(str(err)))
@@ -159,7 +166,19 @@ class Listeners:
             target = ForgetTarget.decode(str(action.get("value") or ""))
             persona, lesson = self._admin.forget(_user(body), target)
             self._home.publish(_user(body))
-            if target.source == "note" and body.get("message") and body.get("channel"):
+            message, channel = body.get("message") or {}, body.get("channel") or {}
+            struck = strike(message.get("blocks") or [], str(action.get("value") or ""), _user(body))
+            if target.source == "note" and struck is not None and channel.get("id"):
+                # a line of a lessons message: struck through in place, the other lines kept
+                client.chat_update(
+                    channel=channel["id"],
+                    ts=message["ts"],
+                    text=str(message.get("text") or f"{persona.name} forgot: {lesson.text}"),
+                    blocks=struck,
+                )
+                if self._notes is not None:
+                    self._notes.forgotten(channel["id"], str(message["ts"]), target, _user(body))
+            elif target.source == "note" and body.get("message") and body.get("channel"):
                 client.chat_update(
                     channel=body["channel"]["id"],
                     ts=body["message"]["ts"],

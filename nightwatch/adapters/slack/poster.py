@@ -6,6 +6,11 @@ transcript of the thread, people's messages redacted as they are read: read from
 `refresh_seconds` (conversations.replies is rate limited, and the engine asks several times a turn), kept current
 with the poster's own posts, and with people's replies the `message` event pushes in (`observe`). A reply that
 reaches another replica's socket is seen at the next refresh.
+
+A deliberation's poster (`deliberating=True`) keeps the thread to its turns, its verdict and one lessons message
+(lesson_notes.py): lessons recorded before the verdict wait for it, notices before the verdict (a turn skipped)
+fold into the verdict's message, and the lead's request for one more round is added to the lead's own last post.
+`finish()` posts whatever is still held when the deliberation ends without a verdict.
 """
 
 from __future__ import annotations
@@ -15,12 +20,14 @@ import re
 import threading
 import time
 import unicodedata
+from dataclasses import replace
 from typing import Any
 
 from slack_sdk import WebClient
 
 from nightwatch.adapters.secrets import redact, redact_backstop
 from nightwatch.adapters.slack.blocks import Block, mrkdwn
+from nightwatch.adapters.slack.lesson_notes import LessonLine, LessonNotes
 from nightwatch.adapters.slack.sanitize import sanitize, split_for_blocks
 from nightwatch.adapters.slack.views import lesson_note_blocks
 from nightwatch.domain.deliberation.models import Verdict
@@ -70,8 +77,19 @@ class SlackPoster:
         thread_ts: str | None,
         bot_user_id: str = "",
         refresh_seconds: float = REFRESH_SECONDS,
+        notes: LessonNotes | None = None,
+        requester: str = "",
+        deliberating: bool = False,
     ) -> None:
+        """`notes` tells lessons in one message per thread (without it, each lesson is a note of its own);
+        `requester` is who started the deliberation (ephemeral lesson notes go to them)."""
         self._client = client
+        self._notes = notes
+        self._requester = requester
+        self._holding = deliberating  # until the verdict: lessons and notices wait for it
+        self._held_lessons: list[LessonLine] = []
+        self._held_notices: list[str] = []
+        self._last_post: dict[str, tuple[str, str]] = {}  # persona name -> (ts, text) of its latest post
         self.channel = channel
         self.thread_ts = thread_ts
         self._bot_user_id = bot_user_id
@@ -88,15 +106,74 @@ class SlackPoster:
         self._post(self._clean(_with_unicode_avatar(persona, text)), persona_identity(persona))
 
     def post_verdict(self, lead: Persona, verdict: Verdict, text: str) -> None:
-        self._post(self._clean(_with_unicode_avatar(lead, text)), persona_identity(lead))
+        """The lead's verdict; the notices held until now (turns skipped) are folded into its message."""
+        body = self._clean(_with_unicode_avatar(lead, text))
+        notices, self._held_notices = self._held_notices, []
+        if notices:
+            body += "\n\n" + "\n".join(f"_{notice}_" for notice in notices)
+        self._post(body, persona_identity(lead))
+        self._holding = False
+        self._tell_lessons()
+
+    def post_round_request(self, lead: Persona, summary: str) -> None:
+        """Add the request for one more round to the lead's own latest post; the lead's post when it has none."""
+        addition = f"↻ *One more round:* {self._clean(summary)}"
+        last = self._last_post.get(lead.name)
+        if last is not None:
+            ts, text = last
+            combined = f"{text}\n\n{addition}"
+            sections = split_for_blocks(combined)
+            if len(sections) == 1:
+                self._client.chat_update(
+                    channel=self.channel,
+                    ts=ts,
+                    text=combined[:FALLBACK_TEXT],
+                    blocks=[mrkdwn(section) for section in sections[0]],
+                )
+                self._last_post[lead.name] = (ts, combined)
+                self._revise(ts, combined)
+                return
+        self._post(addition, persona_identity(lead))
 
     def post_notice(self, text: str) -> None:
+        if self._holding:
+            self._held_notices.append(self._clean(text))
+            return
         self._post(self._clean(text), {})
 
-    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None:
+    def post_lesson(
+        self,
+        persona: Persona,
+        project: str,
+        lesson_id: str,
+        text: str,
+        *,
+        category: str | None = None,
+        change: str = "created",
+    ) -> None:
         clean = self._clean(text)
-        blocks = lesson_note_blocks(persona, project, lesson_id, clean)  # `clean` is mrkdwn-safe already
-        self._send(f"★ {persona.name} remembered: {clean}"[:FALLBACK_TEXT], blocks, {})
+        if self._notes is None:
+            blocks = lesson_note_blocks(persona, project, lesson_id, clean)  # `clean` is mrkdwn-safe already
+            self._send(f"★ {persona.name} remembered: {clean}"[:FALLBACK_TEXT], blocks, {})
+            return
+        self._held_lessons.append(LessonLine(persona.name, persona.slug, project, lesson_id, clean, category, change))
+        if not self._holding:
+            self._tell_lessons()
+
+    def finish(self) -> None:
+        """The deliberation is over: post what is still held (notices in one message, then the lessons)."""
+        self._holding = False
+        notices, self._held_notices = self._held_notices, []
+        if notices:
+            self._send("\n".join(notices)[:FALLBACK_TEXT], [mrkdwn(notice) for notice in notices], {})
+        self._tell_lessons()
+
+    def _tell_lessons(self) -> None:
+        lines, self._held_lessons = self._held_lessons, []
+        if lines and self._notes is not None and self.thread_ts:
+            self._notes.tell(self.channel, self.thread_ts, lines, user=self._requester)
+        elif lines and self._notes is not None:  # a proactive post before its thread exists: nothing to attach to
+            log.info("lessons with no thread to tell them in: %s", ", ".join(line.lesson_id for line in lines))
 
     def post_recall(self, persona: Persona, query: str, found: int) -> None:
         """Not posted: the reply itself says what it drew from memory, and each post spends Slack's rate limit."""
@@ -118,6 +195,7 @@ class SlackPoster:
             self.thread_ts = str(response["ts"])  # the first post is the root of the thread from now on
         username = identity.get("username")
         if username:
+            self._last_post[username] = (str(response["ts"]), text)
             self._remember(ThreadMessage(author=username, text=text, persona=username, ts=str(response["ts"])))
 
     # --- reading ------------------------------------------------------------------------------------------------
@@ -140,6 +218,12 @@ class SlackPoster:
         message = self._message(event)
         if message is not None and message.persona is None:
             self._remember(message)
+
+    def _revise(self, ts: str, text: str) -> None:
+        """The transcript's copy of an updated post, so the next turn reads it as the thread shows it."""
+        with self._lock:
+            if self._transcript is not None:
+                self._transcript = [replace(m, text=text) if m.ts == ts else m for m in self._transcript]
 
     def _remember(self, message: ThreadMessage) -> None:
         with self._lock:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from slack_sdk import WebClient
 
@@ -21,6 +21,7 @@ from nightwatch.adapters.secrets import redact_backstop
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.blocks import Block, escape
 from nightwatch.adapters.slack.held import HeldReview
+from nightwatch.adapters.slack.lesson_notes import LessonLine, LessonNotes
 from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.teaching_views import (
     TeachTarget,
@@ -85,7 +86,10 @@ class ThreadTeaching:
         client: WebClient,
         admins: AdminCheck,
         held: HeldReview,
+        notes: LessonNotes | None = None,
     ) -> None:
+        """`notes`: what is taught goes into the thread's lessons message (without it, a note per lesson)."""
+        self._notes = notes
         self._teaching = teaching
         self._held = held
         self._personas = personas
@@ -128,6 +132,7 @@ class ThreadTeaching:
             self._post(mention, note)
             return
         allowed = {mention.user, *_PERSON_MENTION.findall(mention.text)}
+        learned: list[LessonLine] = []
         for taught in self._teaching.remember(audience, project, text, author=mention.user, link=link):
             persona, lesson = taught.persona, taught.lesson
             if lesson is None:
@@ -137,8 +142,14 @@ class ThreadTeaching:
             if taught.restated:
                 self._post(mention, f"{escape(persona.name)} already knew that ({clean}); seen {lesson.seen} times.")
                 continue
+            if self._notes is not None:  # a line of the thread's lessons message; `said`: created, merged, superseded
+                line = LessonLine(persona.name, persona.slug, project, lesson.id, clean, lesson.category, taught.said)
+                learned.append(replace(line, taught_by=mention.user))
+                continue
             blocks = lesson_note_blocks(persona, project, lesson.id, clean, taught_by=mention.user, said=taught.said)
             self._post(mention, f"★ {escape(persona.name)} remembered: {clean}", blocks)  # blocks say what happened
+        if self._notes is not None:
+            self._notes.tell(mention.channel, mention.thread_ts, learned, user=mention.user)
 
     def _offer_forget(self, mention: Mention, audience: tuple[Persona, ...], project: str, wanted: str) -> None:
         nearest = self._teaching.closest(audience, project, wanted)

@@ -16,6 +16,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from nightwatch.adapters.db import SlackState
+from nightwatch.adapters.slack.lesson_notes import LessonNotes
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
@@ -90,7 +91,10 @@ class Deliberations:
         pool: WorkerPool,
         channels: ChannelDirectory,
         clock: Clock,
+        notes: LessonNotes | None = None,
     ) -> None:
+        """`notes`: each thread's one lessons message (without it, a note per lesson, as proactive posts had)."""
+        self._notes = notes
         self._engine = engine
         self._log = log
         self._client = client
@@ -102,12 +106,12 @@ class Deliberations:
         self._bot_user_id = ""  # the app's user id, learnt from mentions (or auth.test) to read threads with
         self._lock = threading.Lock()
 
-    def start(self, *, channel: str, thread_ts: str, topic: str, bot_user_id: str = "") -> Started:
+    def start(self, *, channel: str, thread_ts: str, topic: str, bot_user_id: str = "", user: str = "") -> Started:
         """Run a deliberation on `topic` in the thread, unless one already runs there or the pool is full."""
         thread = f"{channel}:{thread_ts}"
         request = _request(channel, thread_ts, topic, self._channels.project_for(channel))
         self._bot_user_id = bot_user_id or self._bot_user_id
-        poster = SlackPoster(client=self._client, channel=channel, thread_ts=thread_ts, bot_user_id=bot_user_id)
+        poster = self._poster(channel, thread_ts, bot_user_id, user)
         if not self._claim(thread):
             return Started(False, "a deliberation is already running in this thread; it will see your message")
         with self._lock:
@@ -142,9 +146,7 @@ class Deliberations:
                 continue
             log.info("taking over deliberation #%s in %s from %s", claimed.id, orphan.thread, orphan.owner)
             request = _request(channel, thread_ts, claimed.topic, claimed.project)
-            poster = SlackPoster(
-                client=self._client, channel=channel, thread_ts=thread_ts, bot_user_id=self._bot_user()
-            )
+            poster = self._poster(channel, thread_ts, self._bot_user(), "")
             with self._lock:
                 self._posters[orphan.thread] = poster
             if not self._pool.try_submit(partial(self._run, request, poster, claimed)):
@@ -152,6 +154,18 @@ class Deliberations:
                 continue
             taken.append(claimed.id)
         return taken
+
+    def _poster(self, channel: str, thread_ts: str, bot_user_id: str, user: str) -> SlackPoster:
+        """A deliberation's poster: turns, the verdict, and at most one lessons message (see poster.py)."""
+        return SlackPoster(
+            client=self._client,
+            channel=channel,
+            thread_ts=thread_ts,
+            bot_user_id=bot_user_id,
+            notes=self._notes,
+            requester=user,
+            deliberating=self._notes is not None,
+        )
 
     def poster_for(self, thread: str) -> SlackPoster | None:
         """The poster of the deliberation running in `thread` ("channel:thread_ts") on this replica, if any."""
@@ -176,6 +190,7 @@ class Deliberations:
             log.exception("the deliberation in %s failed", request.thread)
             poster.post_notice("The deliberation failed unexpectedly; the error was logged. Try again later.")
         finally:
+            _finish(poster)
             self._release(request.thread)
 
     def _claim(self, thread: str) -> bool:
@@ -229,3 +244,11 @@ def _request(channel: str, thread_ts: str, topic: str, project: str) -> Delibera
         link=thread_link(channel, thread_ts),
         leased=True,
     )
+
+
+def _finish(poster: SlackPoster) -> None:
+    """Post what the deliberation's poster still holds; a failure here is logged, never raised from a worker."""
+    try:
+        poster.finish()
+    except Exception:
+        log.exception("could not post the end of the deliberation in %s:%s", poster.channel, poster.thread_ts)

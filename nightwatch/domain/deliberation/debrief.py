@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from nightwatch.domain.deliberation.models import RememberedLesson, Verdict
-from nightwatch.domain.deliberation.ports import PersonaMemory, Poster
+from nightwatch.domain.deliberation.ports import PersonaMemory, Poster, announce
 from nightwatch.domain.deliberation.state import RunState
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory.models import ReflectionContext
@@ -73,7 +73,7 @@ def reflect_all(
         try:
             for lesson in memory.reflect(persona, project, context):
                 remembered.append(RememberedLesson(persona.name, lesson))
-                poster.post_lesson(persona, project, lesson.id, lesson.text)
+                announce(poster, persona, project, lesson)
         except StorageError as err:  # the message says whether the lessons are kept and how to retry them
             log.warning("%s's lessons were not written: %s", persona.name, err)
             unsaved.append(str(err))

@@ -214,7 +214,7 @@ class DeliberationEngine:
             if verdict.decision is not Decision.CHANGES or final:
                 return verdict
             state.changes = verdict
-            state.poster.post_notice(f"{state.panel.lead.name} asks for one more round: {verdict.summary}")
+            state.poster.post_round_request(state.panel.lead, verdict.summary)
         raise AssertionError("the last round always returns a verdict")  # pragma: no cover
 
     def _decide(self, state: RunState, round_no: int, final: bool) -> Verdict:

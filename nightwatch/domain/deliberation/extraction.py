@@ -21,7 +21,7 @@ import logging
 from collections.abc import Sequence
 
 from nightwatch.domain.deliberation.models import RememberedLesson
-from nightwatch.domain.deliberation.ports import DeliberationLog, PersonaMemory
+from nightwatch.domain.deliberation.ports import DeliberationLog, PersonaMemory, announce
 from nightwatch.domain.deliberation.state import RunState
 from nightwatch.domain.errors import StorageError
 from nightwatch.domain.memory.models import Discarded
@@ -66,7 +66,7 @@ def _learn(memory: PersonaMemory, state: RunState, persona: Persona, discarded: 
         lessons = memory.extract(persona, scope.project, Discarded(scope.kind, scope.topic, discarded, scope.link))
         for lesson in lessons:
             state.remembered.append(RememberedLesson(persona.name, lesson))
-            state.poster.post_lesson(persona, scope.project, lesson.id, lesson.text)
+            announce(state.poster, persona, scope.project, lesson)
     except StorageError as err:  # kept for a retry; the message says so
         log.warning("%s's lessons from the summarised messages were not written: %s", persona.name, err)
         state.unsaved.append(str(err))

@@ -36,6 +36,7 @@ class Turn:
     created_at: datetime | None = None
     pins_injected: int = 0  # pinned documents in its prompt (not stored: 0 in turns read back from the log)
     tool_calls: tuple[ToolTrace, ...] = ()  # kept in memory for the caller; the deliberation log does not store them
+    full_text: str = ""  # the whole answer when `text` (what was posted) was cut short; the log stores this one
 
 
 @dataclass(frozen=True)

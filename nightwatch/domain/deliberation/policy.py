@@ -2,9 +2,9 @@
 
 The engine takes the policy once when a deliberation starts (or is taken over) and keeps it in the run's state, so a
 deliberation finishes with the bounds it started with while the next one sees a reload. Only the bounds a run reads
-from its state change between runs (rounds, replies, contributors, the lead, retries, the memory and shared
-budgets); the engine and its turns read the rest (reply length, thread window, model window, lease) once, when they
-are built.
+from its state change between runs (rounds, replies, contributors, the lead, retries, turn words, the memory and
+shared budgets); the engine and its turns read the rest (reply length, thread window, model window, lease) once,
+when they are built.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ class DeliberationPolicy:
     max_contributors: int = 3
     max_replies: int = 12
     reply_chars: int = 1200
+    turn_words: int = 120  # the most words a turn asks for; its max_tokens is sized to it (turns.py)
     lead: str | None = None
     context_tokens: int = 3000
     recent_messages: int = 12

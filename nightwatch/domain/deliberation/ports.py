@@ -100,7 +100,22 @@ class Poster(Protocol):
 
     def post_verdict(self, lead: Persona, verdict: Verdict, text: str) -> None: ...
 
-    def post_lesson(self, persona: Persona, project: str, lesson_id: str, text: str) -> None: ...
+    def post_lesson(
+        self,
+        persona: Persona,
+        project: str,
+        lesson_id: str,
+        text: str,
+        *,
+        category: str | None = None,
+        change: str = "created",
+    ) -> None:
+        """Tell the thread `persona` learned a lesson; `change` is "created" or "merged" (see `lesson_change`)."""
+        ...
+
+    def post_round_request(self, lead: Persona, summary: str) -> None:
+        """The lead asks for one more round, for `summary`'s changes: part of the lead's own post, not a notice."""
+        ...
 
     def post_recall(self, persona: Persona, query: str, found: int) -> None:
         """Show that `persona` searched its memory for `query` during its turn and found `found` lessons."""
@@ -111,6 +126,16 @@ class Poster(Protocol):
     def messages(self) -> list[ThreadMessage]:
         """Everything in the thread so far, oldest first (human replies included)."""
         ...
+
+
+def lesson_change(lesson: Lesson) -> str:
+    """How a recorded lesson changed memory, as a thread is told: "merged" into a restatement, else "created"."""
+    return "merged" if lesson.seen > 1 else "created"
+
+
+def announce(poster: Poster, persona: Persona, project: str, lesson: Lesson) -> None:
+    """Tell `poster`'s thread about a recorded lesson, with its category and how it changed memory."""
+    poster.post_lesson(persona, project, lesson.id, lesson.text, category=lesson.category, change=lesson_change(lesson))
 
 
 class PersonaMemory(ToolMemory, Protocol):

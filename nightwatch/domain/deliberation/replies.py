@@ -21,6 +21,7 @@ NEAR_DUPLICATE = 0.8  # word-set overlap (Jaccard) at or above which two replies
 _MIN_WORDS_FOR_OVERLAP = 4
 _TAG = re.compile(r"^\s*\[[^\]\n]{1,24}\]\s*")
 _WORD = re.compile(r"[a-z0-9]+")
+_ANY_WORD = re.compile(r"\S+")
 _SENTENCE_END = re.compile(r"[.!?…](?=[\s)\"'»]|$)|\n")
 # A line that opens with a speaker's label: "Carlos: ...", "- Carlos: ..." (the thread's own form), "**Carlos:**",
 # "Carlos (Tech lead): ...".
@@ -45,6 +46,7 @@ class Dropped(StrEnum):
 class ShapedReply:
     text: str
     dropped: Dropped | None = None
+    full: str = ""  # the whole reply when `text` was cut short (kept in the deliberation log); else ""
 
     @property
     def posted(self) -> bool:
@@ -73,6 +75,22 @@ def cap_length(text: str, limit: int) -> str:
     if space >= limit * 0.4:
         head = head[:space]
     return head.rstrip(" ,;:-") + ELLIPSIS
+
+
+def cut_words(text: str, words: int) -> str:
+    """Cut `text` to about `words` words at the last sentence that ends within them, marked with a visible "…".
+
+    A reply within the limit (or a tenth over it: cutting one sentence short of the end helps nobody) is returned
+    as it is. With no sentence ending in the first 40% of the limit the cut falls between words.
+    """
+    spans = [match.span() for match in _ANY_WORD.finditer(text)]
+    if len(spans) <= words * 1.1:
+        return text
+    head = text[: spans[words - 1][1]]
+    ends = [match.end() for match in _SENTENCE_END.finditer(head)]
+    floor = spans[int(words * 0.4)][0]
+    cut = head[: ends[-1]] if ends and ends[-1] >= floor else head
+    return cut.rstrip(" ,;:-\n") + " " + ELLIPSIS
 
 
 def near_duplicate(text: str, other: str) -> bool:
@@ -114,14 +132,17 @@ def reply_problem(raw: str, *, speaker: str, others: Iterable[str]) -> str | Non
     return None
 
 
-def shape_reply(raw: str, *, earlier: Iterable[str], limit: int) -> ShapedReply:
-    """Decide whether a reply is posted, and cap its length; SKIP, empty and repeated replies are dropped."""
+def shape_reply(raw: str, *, earlier: Iterable[str], limit: int, words: int | None = None) -> ShapedReply:
+    """Decide whether a reply is posted, and cap its length (`words`, then `limit` characters); SKIP, empty and
+    repeated replies are dropped. A reply cut short keeps its whole text in `full`."""
     text = raw.strip()
     if is_skip(text):
         return ShapedReply(SKIP, Dropped.SKIP)
     if not core_text(text):
         return ShapedReply("", Dropped.EMPTY)
-    text = cap_length(text, limit)
+    whole = text
+    text = cap_length(cut_words(text, words) if words else text, limit)
+    full = whole if text != whole else ""
     if any(near_duplicate(text, previous) for previous in earlier):
-        return ShapedReply(text, Dropped.DUPLICATE)
-    return ShapedReply(text)
+        return ShapedReply(text, Dropped.DUPLICATE, full)
+    return ShapedReply(text, full=full)

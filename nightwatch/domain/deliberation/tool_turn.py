@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 
-from nightwatch.domain.deliberation.ports import Poster
+from nightwatch.domain.deliberation.ports import Poster, announce
 from nightwatch.domain.errors import LLMOutputError, NightWatchError
 from nightwatch.domain.llm import LLM, LLMRequest, LLMResponse, Usage
 from nightwatch.domain.memory import MAX_TOOL_CALLS, MemoryTools, ToolOutcome
@@ -104,6 +104,6 @@ class ToolTurn:
             if outcome.remembered is not None:
                 lesson = outcome.remembered
                 self.remembered.append(lesson)
-                self.poster.post_lesson(self.persona, self.project, lesson.id, lesson.text)
+                announce(self.poster, self.persona, self.project, lesson)
         except Exception:
             log.exception("could not show %s's memory tool call in the thread", self.persona.name)

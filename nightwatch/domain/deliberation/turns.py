@@ -2,7 +2,9 @@
 
 A turn reads what the persona knows for the topic (its memory, pinned context and what teammates share with it: one
 read through domain/context.py), compiles its system prompt around the thread window the engine read for it, asks
-the model (which may first call the memory tools, at most three times: tool_turn.py) and posts the answer unless it
+the model for at most `turn_words` words (max_tokens sized to them; a longer answer is cut at a sentence with a
+visible "…", its whole text kept in the log), which may first call the memory tools, at most three times
+(tool_turn.py), and posts the answer unless it
 is SKIP or a near-duplicate (those are stored as skipped, not posted). An answer that fails (the model call, or an
 empty or impersonating answer) is asked for once more with the problem fed back (answers.py); if that fails too, only
 that persona's turn is skipped: stored as skipped, with a notice in the thread saying who and why. A turn is stored
@@ -34,6 +36,13 @@ from nightwatch.prompts import Prompt
 log = logging.getLogger(__name__)
 
 CHARS_PER_WORD = 8  # turns the character cap into a word limit the model can follow
+TOKENS_PER_WORD = 1.5  # English runs about 1.3 tokens a word; the rest is room to finish the last sentence
+TOKEN_MARGIN = 40  # a tag, a list's markup, and the sentence the limit falls in
+
+
+def turn_tokens(words: int) -> int:
+    """The max_tokens of a turn asked for at most `words` words: enough to say them, not enough to ramble on."""
+    return int(words * TOKENS_PER_WORD) + TOKEN_MARGIN
 
 
 @dataclass(frozen=True)
@@ -119,7 +128,7 @@ class TurnTaker:
             purpose=Purpose.TURN,
             system=self.system(state, persona, known, round_no),
             messages=conversation(view.window, self._instruction(state, persona, round_no)),
-            max_tokens=max(100, self._reply_chars // 3),
+            max_tokens=turn_tokens(self._words(state)),
             model=persona.model,
             persona=persona,
             topic=state.scope.topic,
@@ -127,16 +136,18 @@ class TurnTaker:
         tools = self.tools(state, persona)
         try:
             answer = answer_turn(
-                tools.answer, request, speaker=persona.name, others=self._names(state), words=self._words()
+                tools.answer, request, speaker=persona.name, others=self._names(state), words=self._words(state)
             )
         finally:
             self.keep_tool_work(state, persona, tools)  # the usage of every call, both attempts, even a failed one
         if answer.problem is None:
-            shaped = shape_reply(answer.text, earlier=[m.text for m in view.messages], limit=self._reply_chars)
-            text, posted = shaped.text, shaped.posted
+            shaped = shape_reply(
+                answer.text, earlier=[m.text for m in view.messages], limit=self._reply_chars, words=self._words(state)
+            )
+            text, posted, full = shaped.text, shaped.posted, shaped.full
         else:
             log.warning("%s's turn was skipped after %d attempts: %s", persona.name, answer.attempts, answer.problem)
-            text, posted = f"(skipped: {answer.problem})", False
+            text, posted, full = f"(skipped: {answer.problem})", False, ""
         turn = Turn(
             persona=persona.name,
             role=persona.role,
@@ -148,6 +159,7 @@ class TurnTaker:
             usage=tools.usage,
             created_at=self._clock.now(),
             tool_calls=tuple(tools.traces),
+            full_text=full,
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
         # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
@@ -165,8 +177,9 @@ class TurnTaker:
         """Every persona of the deliberation so far, by name: who an answer must not speak for."""
         return [p.name for p in (*state.panel.everyone, *state.speakers.values())]
 
-    def _words(self) -> int:
-        return max(20, self._reply_chars // CHARS_PER_WORD)
+    def _words(self, state: RunState) -> int:
+        """The words a turn asks for: the run's `turn_words`, or fewer when the character cap allows fewer."""
+        return max(20, min(state.policy.turn_words, self._reply_chars // CHARS_PER_WORD))
 
     def tools(self, state: RunState, persona: Persona) -> ToolTurn:
         """The memory tools of `persona`'s turn, and the loop that lets the model call them (see tool_turn.py)."""
@@ -232,7 +245,7 @@ class TurnTaker:
         return TurnPrompt(
             name=persona.name,
             round=round_no,
-            words=self._words(),
+            words=self._words(state),
             as_lead=persona.slug == state.panel.lead.slug,
             lead=state.panel.lead.name,
             changes=changes.summary if changes else "",

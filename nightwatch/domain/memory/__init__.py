@@ -10,7 +10,7 @@ behind them.
 """
 
 from nightwatch.domain.memory.cache import line_cost
-from nightwatch.domain.memory.curation import is_duplicate
+from nightwatch.domain.memory.curation import LessonSuccession, is_duplicate
 from nightwatch.domain.memory.document import unread_summary
 from nightwatch.domain.memory.format import CLI_AUTHOR, Merged, merge_imported
 from nightwatch.domain.memory.lesson_text import (
@@ -65,6 +65,7 @@ __all__ = [
     "SEARCH_MAX",
     "Category",
     "Flavour",
+    "LessonSuccession",
     "MemoryBlockPrompt",
     "MemoryPolicy",
     "MemoryReading",

@@ -246,16 +246,27 @@ def another_subject(a: str, b: str) -> bool:
 
 
 def _amounts_agree(a: str, b: str) -> bool:
-    """The amounts of one are a part of the other's (a restatement may leave some out), once units are made one."""
+    """The amounts and named days of one are a part of the other's (a restatement may leave some out), once units
+    are made one ("ninety days" is "90 days")."""
     mine, theirs = amounts(a), amounts(b)
-    return mine <= theirs or theirs <= mine
+    days_a, days_b = _days(a), _days(b)
+    return (mine <= theirs or theirs <= mine) and (days_a <= days_b or days_b <= days_a)
+
+
+def _days(text: str) -> frozenset[str]:
+    """The weekdays and months a lesson names (its values that are not numbers)."""
+    return frozenset(value for value in features(text).values if not value[:1].isdigit())
 
 
 def changed_amount(older: str, newer: str) -> bool:
-    """The newer lesson states another amount of a kind the older one states (a duration, a size, a share...)."""
+    """The newer lesson states another amount of a kind the older one states (a duration, a size, a share...), or
+    names another day or month where the older one names one."""
     old, new = amounts(older), amounts(newer)
     kinds = {dimension(amount) for amount in old}
-    return any(dimension(amount) in kinds for amount in new - old) and bool(old - new)
+    if any(dimension(amount) in kinds for amount in new - old) and bool(old - new):
+        return True
+    days_old, days_new = _days(older), _days(newer)
+    return bool(days_old - days_new) and bool(days_new - days_old)
 
 
 def _updates(older: str, similarity: float | None, candidate: str) -> bool:
@@ -294,3 +305,10 @@ def parse_curation(answer: str, allowed: Iterable[str]) -> Curation | None:
             return None
         return Curation(action, target.strip().lower())
     return Curation(action)
+
+
+class LessonSuccession:
+    """Curation's rule for an update, as reading asks it (recall's Succession port): does `newer` replace `older`?"""
+
+    def replaces(self, older: str, newer: str, similarity: float) -> bool:
+        return _updates(older, similarity, newer)

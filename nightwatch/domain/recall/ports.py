@@ -13,3 +13,9 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Return one unit vector per text, as the rows of a (len(texts), dimensions) float32 matrix, in order."""
         ...
+
+
+class Succession(Protocol):
+    def replaces(self, older: str, newer: str, similarity: float) -> bool:
+        """Whether `newer` updates `older` (the same point with a specific changed, or reversed), given their cosine."""
+        ...

@@ -31,8 +31,9 @@ from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall.fusion import RecallWeights, fuse, keyword_part, meaning_part
 from nightwatch.domain.recall.index import LessonIndex
 from nightwatch.domain.recall.keywords import terms, terms_of
-from nightwatch.domain.recall.ports import Embedder
+from nightwatch.domain.recall.ports import Embedder, Succession
 from nightwatch.domain.recall.prepared import RecallIndex, Signals
+from nightwatch.domain.recall.succession import newer_first
 from nightwatch.domain.vectors import LessonVectors, Matrix, unit_rows
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ class _Ranking:
     recency: NDArray[np.float32]
     usage: NDArray[np.float32]
     pinned: frozenset[int]
+    superseded: frozenset[int] = frozenset()  # positions a newer lesson in the ranking updates (succession.py)
 
 
 class Recall:
@@ -84,10 +86,12 @@ class Recall:
         encoder: Embedder | None = None,
         weights: RecallWeights | None = None,
         cache_size: int = 16,
+        succession: Succession | None = None,
     ) -> None:
         self.half_life_days = half_life_days
         self.encoder = encoder
         self.weights = weights or RecallWeights()
+        self.succession = succession  # None: lessons are ranked on their own, without reading updates
         self._cache: OrderedDict[tuple[str, ...], RecallIndex] = OrderedDict()  # keyed by the lessons' ids
         self._cache_size = cache_size
         self._analysed: dict[str, list[str]] = {}
@@ -152,7 +156,7 @@ class Recall:
         pinned = ranking.pinned
         order = ranking.order.tolist()
         first = sorted(pinned, key=lambda i: -float(ranking.totals[i]))
-        rest = [i for i in order if i not in pinned] if pinned else order
+        rest = [i for i in order if i not in pinned and i not in ranking.superseded]
         return pack((lessons[i] for group in (first, rest) for i in group), budget_tokens, cost)
 
     def _rank(
@@ -181,10 +185,10 @@ class Recall:
         totals = relevance.fused + recency + facts.usage
         # Ties keep the later lesson first: `live` is later-first and the sort is stable.
         order = facts.live[np.argsort(-totals[facts.live], kind="stable")]
+        order, superseded = newer_first(lessons, order, vectors, self.succession, facts.pinned)
         similarity = cosines if cosines is not None else empty
-        return _Ranking(
-            order, totals, relevance.keyword, relevance.meaning, similarity, recency, facts.usage, facts.pinned
-        )
+        parts = (relevance.keyword, relevance.meaning, similarity, recency, facts.usage)
+        return _Ranking(order, totals, *parts, facts.pinned, superseded)
 
     def _cosines(self, query: str, vectors: LessonVectors) -> NDArray[np.float32] | None:
         """Each lesson's cosine to the query (0 without a vector); None when there is no query or no encoder."""

@@ -495,9 +495,9 @@ def test_a_check_raised_in_round_one_leads_to_changes_then_a_final_decision_with
         in said[(1, "Maya")]
     )
     assert "Open before I decide: Maya to walk the attack path." in said[(1, "Carlos")]
-    assert poster.notices == [
-        "Carlos asks for one more round: [offline] Maya asks for a check before rate limiting on the login endpoint "
-        "goes ahead."
+    assert poster.notices == []  # the request for one more round is the lead's own, not a notice
+    assert poster.round_requests == [
+        ("Carlos", "[offline] Maya asks for a check before rate limiting on the login endpoint goes ahead.")
     ]
     assert said[(2, "Maya")].startswith(f"{MARK} On my item: I'll walk the attack path")
     assert result.verdict.decision is Decision.APPROVE
@@ -529,7 +529,8 @@ def test_an_offline_deliberation_reads_as_a_short_coherent_discussion(topic: str
         assert len(text.split()) <= 100
         assert "Nothing in" not in text
         assert "In a word" not in text
-    assert len(poster.notices) == 1  # the typical flow: CHANGES after round one, then a decision
+    assert len(poster.round_requests) == 1
+    assert not poster.notices
     assert result.verdict.decision is Decision.APPROVE
     assert result.verdict.action_items
 

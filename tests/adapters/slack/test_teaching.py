@@ -69,13 +69,13 @@ def shown(value: Any) -> str:
 
 
 def buttons(message: dict[str, Any]) -> dict[str, str]:
-    """The action id -> value of every button on a message."""
-    return {
-        element["action_id"]: element["value"]
-        for block in message.get("blocks", [])
-        if block["type"] == "actions"
-        for element in block["elements"]
+    """The action id -> value of every button on a message (in an actions block, or beside a line)."""
+    blocks = message.get("blocks", [])
+    found = {
+        element["action_id"]: element["value"] for b in blocks if b["type"] == "actions" for element in b["elements"]
     }
+    found.update({b["accessory"]["action_id"]: b["accessory"]["value"] for b in blocks if "accessory" in b})
+    return found
 
 
 def click(stack: Stack, action: str, value: str, message: dict[str, Any], *, user: str) -> None:
@@ -100,8 +100,8 @@ def test_without_a_name_the_personas_of_the_threads_deliberation_learn(stack: St
     thread = fake.workspace.store_message("C1", {"type": "message", "user": "U1", "text": "the deploy plan"})
     deliberated(stack, thread["ts"], "Priya", "Carlos")
     mention(stack, fake, "please note that the payments suite is flaky on CI", thread_ts=thread["ts"])
-    notes = wait_for_posts(fake, thread["ts"], 2)
-    assert [note["text"] for note in notes] == [
+    [note] = wait_for_posts(fake, thread["ts"])  # one lessons message, a line per persona
+    assert note["text"].splitlines() == [
         "★ Priya remembered: The payments suite is flaky on CI.",
         "★ Carlos remembered: The payments suite is flaky on CI.",
     ]
@@ -133,7 +133,9 @@ def test_an_update_in_now_wording_replaces_what_it_changes(stack: Stack, fake: F
     first = mention(stack, fake, "Maya, remember that we deploy on Fridays after the release train")
     wait_for_posts(fake, root(first))
     mention(stack, fake, "Maya, remember that we deploy on Thursdays now", thread_ts=root(first))
-    wait_for_posts(fake, root(first), 2)
+    fake.wait_for(lambda: bool(fake.calls_to("chat.update")))  # the thread's lessons message, updated in place
+    [note] = app_posts(fake, root(first))
+    assert note["text"].splitlines()[1] == "★ Maya remembered: We deploy on Thursdays now."
     assert [lesson.text for lesson in lessons(stack, "Maya")] == ["We deploy on Thursdays now."]
     history = stack.memory.history(stack.personas.get("Maya"), PROJECT)
     assert [lesson.text for lesson in history] == ["We deploy on Fridays after the release train."]
@@ -193,11 +195,11 @@ def test_a_secret_in_a_teaching_is_never_remembered(stack: Stack, fake: FakeSlac
 def teach_then_offer(stack: Stack, fake: FakeSlack, *, asker: str = "U3") -> tuple[dict[str, Any], Lesson]:
     """U1 teaches Maya and Carlos a lesson; `asker` asks to forget it in other words; returns the offer posted."""
     first = mention(stack, fake, "Maya and Carlos, remember that sessions are cached in Redis for a day")
-    wait_for_posts(fake, root(first), 2)
+    wait_for_posts(fake, root(first), 1)  # one lessons message for both
     mention(stack, fake, "Maya and Carlos, forget that we cache sessions in Redis", thread_ts=root(first), user=asker)
-    posts = wait_for_posts(fake, root(first), 3)
+    posts = wait_for_posts(fake, root(first), 2)
     [lesson] = lessons(stack, "Maya")
-    return posts[2], lesson
+    return posts[1], lesson
 
 
 def test_forget_offers_the_closest_lesson_and_only_its_teacher_or_an_admin_may_confirm(
@@ -309,7 +311,7 @@ def test_a_persona_that_refuses_the_lesson_says_why_in_the_thread_while_the_othe
         "Maya and Carlos, remember that the payments suite is flaky on CI runners; "
         "rerun the payments suite before blaming a change",
     )
-    maya, refusal = wait_for_posts(fake, root(event), 2)
+    refusal, maya = wait_for_posts(fake, root(event), 2)  # the lessons message comes once every persona answered
     assert maya["text"].startswith("★ Maya remembered: The payments suite is flaky on CI runners; rerun")
     assert refusal["text"].startswith("Carlos: Not remembered: it copies lessons already remembered")
     assert len(lessons(stack, "Carlos")) == 2

@@ -6,6 +6,7 @@ import pytest
 
 from nightwatch.domain.deliberation.engine import DeliberationPolicy
 from nightwatch.domain.deliberation.models import Decision, DeliberationStatus
+from nightwatch.domain.deliberation.turns import turn_tokens
 from nightwatch.domain.errors import LessonsPendingError, LLMUnavailableError, NotFoundError, StorageError
 from nightwatch.domain.llm import Purpose, Usage
 from nightwatch.domain.models import ThreadMessage
@@ -131,8 +132,23 @@ def test_replies_are_capped_at_a_sentence_boundary() -> None:
     s.engine.run(ask("Maya: tokens?"), poster)
     posted = poster.turns[0][1]
     assert len(posted) <= 120
-    assert posted.endswith(".")
-    assert long.startswith(posted)
+    assert posted.endswith(". …")  # cut at a sentence, visibly
+    assert long.startswith(posted.removesuffix(" …"))
+    assert s.log.turns(1)[0].full_text == long.strip()  # the whole answer stays in the log
+
+
+def test_a_turn_asks_for_turn_words_and_sizes_max_tokens_to_them() -> None:
+    long = "One thing matters here. " * 60
+    llm = ScriptedLLM().script(Purpose.TURN, long)
+    s = stage(llm=llm, policy=DeliberationPolicy(turn_words=40, max_rounds=1))
+    poster = RecordingPoster()
+    s.engine.run(ask("Maya: tokens?"), poster)
+    request = s.llm.calls(Purpose.TURN)[0]
+    assert "at most 40 words" in request.messages[-1].content
+    assert request.max_tokens == turn_tokens(40) < 120
+    posted = poster.turns[0][1]
+    assert posted.endswith("here. …")
+    assert len(posted.split()) <= 41
 
 
 def test_rounds_are_capped() -> None:
@@ -235,7 +251,8 @@ def test_changes_opens_one_more_round_that_addresses_them() -> None:
     round_two = s.llm.calls(Purpose.TURN)[3].messages[-1].content
     assert "Token expiry is missing." in round_two
     assert "Maya - define the TTL" in round_two
-    assert any("one more round" in notice for notice in poster.notices)
+    assert poster.round_requests == [("Carlos", "Token expiry is missing.")]  # the lead's own post
+    assert not any("one more round" in notice for notice in poster.notices)
 
 
 def test_changes_when_the_budget_is_spent_is_the_final_verdict() -> None:

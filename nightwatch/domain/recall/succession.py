@@ -1,0 +1,82 @@
+"""Reading prefers the newer of two lessons on the same point, whether or not curation saw the update.
+
+Among the best-ranked lessons, two close in meaning are shown to the Succession the memory room provides (its
+curation rule for an update). When the newer one updates the older, the newer takes the better of their two places
+and the older follows it; when the two are closer still, the older is also left out of the block a turn is given
+(a pinned lesson never is). Only
+the head of the ranking is looked at, so a read pays for a few dozen dot products at most.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nightwatch.domain.models import Lesson
+from nightwatch.domain.recall.ports import Succession
+from nightwatch.domain.vectors import LessonVectors
+
+SAME_POINT = 0.45  # cosine two lessons need before one can be read as the other's update (it then ranks below)
+LEFT_OUT = 0.6  # ... and closer still before the older one is also left out of the block
+HEAD = 20  # how many of the best-ranked lessons are compared
+
+
+def newer_first(
+    lessons: Sequence[Lesson],
+    order: NDArray[np.int64],
+    vectors: LessonVectors | None,
+    succession: Succession | None,
+    pinned: frozenset[int] = frozenset(),
+) -> tuple[NDArray[np.int64], frozenset[int]]:
+    """`order` with each updated lesson placed right after its successor, and the positions it supersedes."""
+    if succession is None or vectors is None or len(order) < 2 or len(vectors.present) != len(lessons):
+        return order, frozenset()
+    head = [i for i in order[:HEAD].tolist() if vectors.present[i]]
+    successor: dict[int, int] = {}
+    left_out: set[int] = set()
+    for at, first in enumerate(head):
+        for second in head[at + 1 :]:
+            similarity = float(vectors.matrix[first] @ vectors.matrix[second])
+            if similarity < SAME_POINT:
+                continue
+            older, newer = sorted((first, second), key=lambda i: lessons[i].recorded_at)
+            if older in successor or older in pinned or lessons[older].recorded_at == lessons[newer].recorded_at:
+                continue
+            if succession.replaces(lessons[older].text, lessons[newer].text, similarity):
+                successor[older] = newer
+                if similarity >= LEFT_OUT:
+                    left_out.add(older)
+    if not successor:
+        return order, frozenset()
+    placed: list[int] = []
+    for i in order[:HEAD].tolist():
+        newest = _latest(i, successor)
+        for j in (newest, *_replaced_by(newest, successor)):
+            if j not in placed:
+                placed.append(j)
+        if i not in placed:
+            placed.append(i)
+    rest = [i for i in order[HEAD:].tolist() if i not in placed]
+    return np.asarray(placed + rest, dtype=np.int64), frozenset(left_out)
+
+
+def _latest(i: int, successor: dict[int, int]) -> int:
+    seen = {i}
+    while i in successor and successor[i] not in seen:
+        i = successor[i]
+        seen.add(i)
+    return i
+
+
+def _replaced_by(newest: int, successor: dict[int, int]) -> list[int]:
+    """The lessons `newest` replaces, directly or through a chain, newest first."""
+    chain: list[int] = []
+    current = newest
+    while True:
+        older = next((o for o, n in successor.items() if n == current and o not in chain), None)
+        if older is None:
+            return chain
+        chain.append(older)
+        current = older

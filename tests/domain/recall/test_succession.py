@@ -1,0 +1,60 @@
+"""Reading prefers the newer of two lessons on the same point, with curation's rule for an update."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+
+from nightwatch.domain.memory import LessonSuccession
+from nightwatch.domain.models import Lesson
+from nightwatch.domain.recall import Recall
+from nightwatch.domain.vectors import LessonVectors
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+OLD = Lesson("old", "Rotate the API keys every 90 days.", datetime(2026, 1, 5, tzinfo=UTC), seen=4)
+NEW = Lesson("new", "Rotate API keys every 30 days now, not 90.", datetime(2026, 5, 2, tzinfo=UTC))
+OTHER = Lesson("other", "Deploys happen on Thursdays.", datetime(2026, 2, 1, tzinfo=UTC))
+
+
+class QueryEncoder:
+    """Embeds any query along the first axis, which the stale lesson matches best."""
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.tile(np.array([1.0, 0.0, 0.0], dtype=np.float32), (len(texts), 1))
+
+
+def vectors(*rows: list[float]) -> LessonVectors:
+    matrix = np.array(rows, dtype=np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    return LessonVectors(matrix, np.ones(len(rows), dtype=bool))
+
+
+def recall(succession: LessonSuccession | None) -> Recall:
+    return Recall(encoder=QueryEncoder(), succession=succession)
+
+
+def test_the_newer_lesson_ranks_first_and_the_older_leaves_the_block() -> None:
+    lessons = [OLD, NEW, OTHER]
+    table = vectors([1.0, 0.1, 0.0], [0.8, 0.5, 0.0], [0.0, 0.0, 1.0])  # old and new about 0.89 apart
+    without = [s.lesson.id for s in recall(None).rank(lessons, "how often do we rotate keys", NOW, table)]
+    assert without.index("old") < without.index("new"), "the stale lesson matches the query better on its own"
+    ranked = [s.lesson.id for s in recall(LessonSuccession()).rank(lessons, "how often do we rotate keys", NOW, table)]
+    assert ranked.index("new") < ranked.index("old")
+    chosen = recall(LessonSuccession()).select(lessons, "rotate keys", NOW, 1000, lambda _: 10, table)
+    assert [lesson.id for lesson in chosen if lesson.id != "other"] == ["new"]
+
+
+def test_two_lessons_about_other_things_keep_their_order_and_places() -> None:
+    other = Lesson("ios", "The iOS build must stay under 150 MB.", datetime(2026, 1, 5, tzinfo=UTC), seen=4)
+    lookalike = Lesson("android", "The Android build must stay under 200 MB.", datetime(2026, 5, 2, tzinfo=UTC))
+    table = vectors([1.0, 0.1, 0.0], [0.8, 0.5, 0.0])
+    chosen = recall(LessonSuccession()).select([other, lookalike], "build size", NOW, 1000, lambda _: 10, table)
+    assert {lesson.id for lesson in chosen} == {"ios", "android"}
+
+
+def test_a_pinned_lesson_is_never_left_out() -> None:
+    pinned = Lesson("old", OLD.text, OLD.recorded_at, pinned=True)
+    table = vectors([1.0, 0.1, 0.0], [0.8, 0.5, 0.0])
+    chosen = recall(LessonSuccession()).select([pinned, NEW], "rotate keys", NOW, 1000, lambda _: 10, table)
+    assert {lesson.id for lesson in chosen} == {"old", "new"}
