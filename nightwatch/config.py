@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from nightwatch.domain.errors import ConfigError
 from nightwatch.environment import Reader, read_settings_file, settings_file_path
@@ -30,6 +32,8 @@ LOCAL_MEMORY_NOTICE = (
     "({agents}), so other replicas neither see nor change it. Unset NIGHTWATCH_MEMORY_STORE (or set it to database) "
     "to keep memory in the shared database."
 )
+
+MINUTES_A_WEEK = 7 * 24 * 60
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,16 @@ class SlackSettings:
 
 
 @dataclass(frozen=True)
+class OperationsSettings:
+    """How an operator watches and sizes a replica: logs, the health and metrics endpoint, the database pool."""
+
+    log_format: Literal["text", "json"] = "text"
+    health_host: str = "0.0.0.0"  # noqa: S104 - all addresses: a probe comes from outside the container
+    health_port: int | None = None  # None: no health or metrics endpoint
+    db_pool_size: int = 15  # most database connections this replica holds at once
+
+
+@dataclass(frozen=True)
 class Settings:
     home: Path
     database_url: str
@@ -89,7 +103,7 @@ class Settings:
     memory: MemoryLimits = field(default_factory=MemoryLimits)
     deliberation: DeliberationLimits = field(default_factory=DeliberationLimits)
     slack: SlackSettings = field(default_factory=SlackSettings)
-    log_level: str = "INFO"
+    log_level: str | None = None  # None: the command's own default (INFO for `run`, WARNING for the rest)
     editor: str | None = None  # the command `nightwatch memory edit` opens, e.g. "vim" or "code --wait"
     notices: tuple[str, ...] = ()
     memory_store: Literal["files", "database"] = "files"  # where persona memory lives
@@ -98,6 +112,7 @@ class Settings:
     # What the settings file set, by name (reloads compare it; it may hold tokens, so it is never shown).
     file_values: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     pins: PinSettings = field(default_factory=PinSettings)
+    operations: OperationsSettings = field(default_factory=OperationsSettings)
 
     @property
     def local_memory_notice(self) -> str | None:
@@ -113,7 +128,7 @@ class Settings:
         settings_file = settings_file_path(env)
         file_values = read_settings_file(settings_file) if settings_file else {}
         reader = Reader({**env, **file_values}, file=settings_file, from_file=frozenset(file_values))
-        home = Path(reader.text("NIGHTWATCH_HOME") or "~/.night-watch").expanduser().resolve()
+        home = _home(reader)
         api_key = reader.text("ANTHROPIC_API_KEY")
         llm_name = reader.choice("NIGHTWATCH_LLM", ("anthropic", "offline"), "anthropic" if api_key else "offline")
         notices: tuple[str, ...] = ()
@@ -124,12 +139,12 @@ class Settings:
         if reader.text("NIGHTWATCH_LLM") is None and not api_key:
             notices = (OFFLINE_NOTICE,)
         memory = MemoryLimits(
-            token_budget=reader.integer("NIGHTWATCH_MEMORY_TOKEN_BUDGET", 2000, minimum=100),
-            max_lines=reader.integer("NIGHTWATCH_MEMORY_MAX_LINES", 150, minimum=10),
-            compaction_target=reader.integer("NIGHTWATCH_MEMORY_COMPACTION_TARGET", 50, minimum=5),
-            half_life_days=reader.number("NIGHTWATCH_MEMORY_HALF_LIFE_DAYS", 30.0, minimum=0.1),
+            token_budget=reader.integer("NIGHTWATCH_MEMORY_TOKEN_BUDGET", 2000, minimum=100, maximum=100_000),
+            max_lines=reader.integer("NIGHTWATCH_MEMORY_MAX_LINES", 150, minimum=10, maximum=10_000),
+            compaction_target=reader.integer("NIGHTWATCH_MEMORY_COMPACTION_TARGET", 50, minimum=5, maximum=5_000),
+            half_life_days=reader.number("NIGHTWATCH_MEMORY_HALF_LIFE_DAYS", 30.0, minimum=0.1, maximum=3650.0),
             dense=reader.choice("NIGHTWATCH_RECALL_DENSE", ("on", "off"), "on"),  # type: ignore[arg-type]
-            shared_token_budget=reader.integer("NIGHTWATCH_SHARED_TOKEN_BUDGET", 600, minimum=0),
+            shared_token_budget=reader.integer("NIGHTWATCH_SHARED_TOKEN_BUDGET", 600, minimum=0, maximum=20_000),
             inject_offline_lessons=reader.choice("NIGHTWATCH_INJECT_OFFLINE_LESSONS", ("0", "1"), "0") == "1",
         )
         if memory.compaction_target >= memory.max_lines:
@@ -143,22 +158,26 @@ class Settings:
             max_replies=reader.integer("NIGHTWATCH_MAX_REPLIES", 12, minimum=2, maximum=40),
             turn_words=reader.integer("NIGHTWATCH_TURN_WORDS", 120, minimum=20, maximum=400),
             lead=reader.text("NIGHTWATCH_LEAD"),
-            lease_seconds=reader.number("NIGHTWATCH_LEASE_SECONDS", 90.0, minimum=1.0),
+            lease_seconds=reader.number("NIGHTWATCH_LEASE_SECONDS", 90.0, minimum=1.0, maximum=3600.0),
         )
         slack = SlackSettings(
             bot_token=reader.token("SLACK_BOT_TOKEN", "xoxb-"),
             app_token=reader.token("SLACK_APP_TOKEN", "xapp-"),
             api_url=reader.url("SLACK_API_URL", DEFAULT_SLACK_API_URL),
             admins=frozenset(a for a in (reader.text("NIGHTWATCH_ADMINS") or "").replace(" ", ",").split(",") if a),
-            teachers=_teachers(reader),
+            teachers=reader.teachers("NIGHTWATCH_TEACHERS"),
             workers=reader.integer("NIGHTWATCH_WORKERS", 24, minimum=1, maximum=256),
-            proactive_interval_minutes=reader.integer("NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", 180, minimum=0),
-            proactive_quiet_minutes=reader.integer("NIGHTWATCH_PROACTIVE_QUIET_MINUTES", 60, minimum=0),
+            proactive_interval_minutes=reader.integer(
+                "NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", 180, minimum=0, maximum=MINUTES_A_WEEK
+            ),
+            proactive_quiet_minutes=reader.integer(
+                "NIGHTWATCH_PROACTIVE_QUIET_MINUTES", 60, minimum=0, maximum=MINUTES_A_WEEK
+            ),
             lesson_notes=reader.choice(  # type: ignore[arg-type]
                 "NIGHTWATCH_LESSON_NOTES", ("thread", "ephemeral", "off"), "thread"
             ),
         )
-        database_url = reader.text("DATABASE_URL") or f"sqlite:///{home / 'nightwatch.db'}"
+        database_url = _database_url(reader, home)
         # One database for several replicas: by default their memory goes there too.
         default_store = "database" if _shared(database_url) else "files"
         memory_store = reader.choice("NIGHTWATCH_MEMORY_STORE", ("files", "database"), default_store)
@@ -168,11 +187,11 @@ class Settings:
             llm=llm_name,  # type: ignore[arg-type]
             anthropic_api_key=api_key,
             model=reader.text("NIGHTWATCH_MODEL") or DEFAULT_MODEL,
-            llm_timeout_seconds=reader.number("NIGHTWATCH_LLM_TIMEOUT", 60.0, minimum=1.0),
+            llm_timeout_seconds=reader.number("NIGHTWATCH_LLM_TIMEOUT", 60.0, minimum=1.0, maximum=600.0),
             memory=memory,
             deliberation=deliberation,
             slack=slack,
-            log_level=reader.choice("NIGHTWATCH_LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO", upper=True),
+            log_level=reader.optional_choice("NIGHTWATCH_LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), upper=True),
             editor=reader.text("VISUAL") or reader.text("EDITOR"),
             notices=notices,
             memory_store=memory_store,  # type: ignore[arg-type]
@@ -181,45 +200,86 @@ class Settings:
             file_values=file_values,
             pins=PinSettings(
                 roots=reader.folders("NIGHTWATCH_PIN_ROOTS"),
-                token_budget=reader.integer("NIGHTWATCH_PIN_TOKEN_BUDGET", 1500, minimum=100),
+                token_budget=reader.integer("NIGHTWATCH_PIN_TOKEN_BUDGET", 1500, minimum=100, maximum=20_000),
                 url_hosts=reader.names("NIGHTWATCH_PIN_URL_HOSTS"),
             ),
+            operations=_operations(reader),
         )
         reader.refuse_unknown()
         local = settings.local_memory_notice
         return dataclasses.replace(settings, notices=(*notices, local)) if local else settings
 
 
-def _teachers(reader: Reader) -> str:
-    """NIGHTWATCH_TEACHERS: `everyone` (the default), `admins`, or a Slack user group's id."""
-    raw = reader.text("NIGHTWATCH_TEACHERS")
-    if raw is None or raw.lower() in ("everyone", "admins"):
-        return (raw or "everyone").lower()
-    if re.fullmatch(r"S[A-Z0-9]{2,20}", raw):
-        return raw
-    raise ConfigError(
-        f"NIGHTWATCH_TEACHERS={raw!r} is not valid; it accepts everyone, admins, or a Slack user group's id such as "
-        f"S0123ABC{reader.where('NIGHTWATCH_TEACHERS')}."
+def _operations(reader: Reader) -> OperationsSettings:
+    port = reader.text("NIGHTWATCH_HEALTH_PORT")
+    return OperationsSettings(
+        log_format=reader.choice("NIGHTWATCH_LOG_FORMAT", ("text", "json"), "text"),  # type: ignore[arg-type]
+        health_host=reader.text("NIGHTWATCH_HEALTH_HOST") or OperationsSettings.health_host,
+        health_port=None if port is None else reader.integer("NIGHTWATCH_HEALTH_PORT", 0, minimum=1, maximum=65535),
+        db_pool_size=reader.integer("NIGHTWATCH_DB_POOL_SIZE", 15, minimum=1, maximum=200),
     )
+
+
+_SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
+_HOME_ACCEPTS = "a folder this user can write (created when missing)"
+
+
+def _home(reader: Reader) -> Path:
+    """NIGHTWATCH_HOME resolved; refused when it is a file, below a file, a system folder or not writable."""
+    raw = reader.text("NIGHTWATCH_HOME") or "~/.night-watch"
+    home = Path(raw).expanduser().resolve()
+    problem = _home_problem(home)
+    if problem:
+        where = reader.where("NIGHTWATCH_HOME")
+        raise ConfigError(f"NIGHTWATCH_HOME={raw!r} {problem}; it accepts {_HOME_ACCEPTS}{where}.")
+    return home
+
+
+def _home_problem(home: Path) -> str | None:
+    if any(home == folder or folder in home.parents for folder in _SYSTEM_FOLDERS):
+        return "is inside a system folder"
+    if home.exists() and not home.is_dir():
+        return "is a file"
+    existing = next(p for p in (home, *home.parents) if p.exists())
+    if not existing.is_dir():
+        return f"is below a file ({existing})"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return "is not writable" if existing == home else f"cannot be created ({existing} is not writable)"
+    return None
+
+
+_DATABASE_ACCEPTS = "sqlite:///PATH, or postgresql://USER@HOST/DATABASE for several replicas"
+_DRIVER_EXTRAS = {"psycopg": "install it with pip install 'nightwatch[postgres]'"}
+
+
+def _database_url(reader: Reader, home: Path) -> str:
+    """DATABASE_URL (default: a SQLite file in the home), refused unless SQLAlchemy can load it with its driver."""
+    raw = reader.text("DATABASE_URL")
+    if raw is None:
+        return f"sqlite:///{home / 'nightwatch.db'}"
+    where = reader.where("DATABASE_URL")
+    if raw.startswith("postgres://"):
+        raise ConfigError(f"DATABASE_URL starts with postgres://; write postgresql:// instead{where}.")
+    try:
+        url = make_url(raw)
+        dialect = url.get_dialect()
+    except (ArgumentError, NoSuchModuleError, ValueError):
+        raise ConfigError(f"DATABASE_URL is not a database URL; it accepts {_DATABASE_ACCEPTS}{where}.") from None
+    backend = url.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise ConfigError(
+            f"DATABASE_URL names {backend}, which Night Watch does not support; it accepts {_DATABASE_ACCEPTS}{where}."
+        )
+    try:
+        dialect.import_dbapi()
+    except ImportError:
+        install = _DRIVER_EXTRAS.get(url.get_driver_name(), "install it, or write postgresql:// to use psycopg")
+        raise ConfigError(
+            f"DATABASE_URL needs the {url.get_driver_name()} driver, which is not installed; {install}{where}."
+        ) from None
+    return raw
 
 
 def _shared(database_url: str) -> bool:
     """Whether the database is PostgreSQL, the one several replicas share."""
     return database_url.startswith("postgresql")
-
-
-def c_locale(env: Mapping[str, str] | None = None) -> bool:
-    """Whether the locale asks for plain ASCII (C or POSIX), although Python itself then writes UTF-8 (PEP 538/540).
-
-    The locale's name comes from LC_ALL, else LC_CTYPE, else LANG; an LC_CTYPE of C.UTF-8 beside a C `LANG` is the
-    one Python's own locale coercion set, so it does not count. PYTHONIOENCODING or PYTHONUTF8 set by the person wins.
-    """
-    env = os.environ if env is None else env
-    if env.get("PYTHONIOENCODING") or env.get("PYTHONUTF8"):
-        return False
-    lang = env.get("LANG", "")
-    ctype = env.get("LC_CTYPE", "")
-    if ctype == "C.UTF-8" and lang in ("C", "POSIX"):
-        ctype = ""
-    name = env.get("LC_ALL") or ctype or lang
-    return name in ("C", "POSIX")

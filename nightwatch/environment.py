@@ -6,6 +6,7 @@ A bad value raises ConfigError naming the variable and what it accepts; a compla
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -53,7 +54,12 @@ def read_settings_file(path: Path) -> dict[str, str]:
             continue
         match = _SETTING_LINE.match(stripped)
         if match is None:
-            raise ConfigError(f"{where}, line {number}: write NAME=value (for example NIGHTWATCH_MAX_ROUNDS=3).")
+            bom = (
+                " (it starts with a UTF-8 byte-order mark; save the file as UTF-8 without a BOM)"
+                if (number == 1 and line.startswith("\ufeff"))
+                else ""
+            )
+            raise ConfigError(f"{where}, line {number}{bom}: write NAME=value (for example NIGHTWATCH_MAX_ROUNDS=3).")
         name, value = match.group(1), _unquoted(match.group(2).strip())
         if name == SETTINGS_FILE:
             raise ConfigError(f"{where}, line {number}: {SETTINGS_FILE} can only be set in the environment.")
@@ -94,6 +100,8 @@ class Reader:
     def text(self, name: str) -> str | None:
         self._asked.add(name)
         value = self._env.get(name, "").strip()
+        if "\x00" in value:
+            raise ConfigError(f"{name} holds a NUL byte; remove it{self.where(name)}.")
         return value or None
 
     def _parse(self, name: str, default: T, parse: Callable[[str], T], accepts: str) -> T:
@@ -105,17 +113,17 @@ class Reader:
         except ValueError:
             raise ConfigError(f"{name}={raw!r} is not valid; it accepts {accepts}{self.where(name)}.") from None
 
-    def integer(self, name: str, default: int, *, minimum: int = 0, maximum: int | None = None) -> int:
-        accepts = f"a whole number from {minimum}" + (f" to {maximum}" if maximum is not None else " up")
+    def integer(self, name: str, default: int, *, minimum: int, maximum: int) -> int:
+        accepts = f"a whole number from {minimum} to {maximum}"
         value = self._parse(name, default, int, accepts)
-        if value < minimum or (maximum is not None and value > maximum):
+        if not minimum <= value <= maximum:
             raise ConfigError(f"{name}={value} is out of range; it accepts {accepts}{self.where(name)}.")
         return value
 
-    def number(self, name: str, default: float, *, minimum: float) -> float:
-        accepts = f"a number of at least {minimum}"
+    def number(self, name: str, default: float, *, minimum: float, maximum: float) -> float:
+        accepts = f"a number from {minimum:g} to {maximum:g}"
         value = self._parse(name, default, float, accepts)
-        if not value >= minimum:
+        if not (math.isfinite(value) and minimum <= value <= maximum):
             raise ConfigError(f"{name}={value} is out of range; it accepts {accepts}{self.where(name)}.")
         return value
 
@@ -129,6 +137,10 @@ class Reader:
                 f"{name}={raw!r} is not valid; it accepts one of: {', '.join(options)}{self.where(name)}."
             )
         return value
+
+    def optional_choice(self, name: str, options: tuple[str, ...], *, upper: bool = False) -> str | None:
+        """Like `choice`, but None when unset (the caller's default depends on more than settings)."""
+        return self.choice(name, options, "", upper=upper) if self.text(name) is not None else None
 
     def folders(self, name: str) -> tuple[Path, ...]:
         """Absolute folders separated by os.pathsep (':' on Linux), normalised; none when unset."""
@@ -171,3 +183,32 @@ class Reader:
         if not path.is_dir():
             raise ConfigError(f"{name}={raw!r} is not a folder; it accepts {accepts}{self.where(name)}.")
         return path
+
+    def teachers(self, name: str) -> str:
+        """Who may teach: `everyone` (the default), `admins`, or a Slack user group's id (S0123ABC)."""
+        raw = self.text(name)
+        if raw is None or raw.lower() in ("everyone", "admins"):
+            return (raw or "everyone").lower()
+        if re.fullmatch(r"S[A-Z0-9]{2,20}", raw):
+            return raw
+        raise ConfigError(
+            f"{name}={raw!r} is not valid; it accepts everyone, admins, or a Slack user group's id such as "
+            f"S0123ABC{self.where(name)}."
+        )
+
+
+def c_locale(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the locale asks for plain ASCII (C or POSIX), although Python itself then writes UTF-8 (PEP 538/540).
+
+    The locale's name comes from LC_ALL, else LC_CTYPE, else LANG; an LC_CTYPE of C.UTF-8 beside a C `LANG` is the
+    one Python's own locale coercion set, so it does not count. PYTHONIOENCODING or PYTHONUTF8 set by the person wins.
+    """
+    env = os.environ if env is None else env
+    if env.get("PYTHONIOENCODING") or env.get("PYTHONUTF8"):
+        return False
+    lang = env.get("LANG", "")
+    ctype = env.get("LC_CTYPE", "")
+    if ctype == "C.UTF-8" and lang in ("C", "POSIX"):
+        ctype = ""
+    name = env.get("LC_ALL") or ctype or lang
+    return name in ("C", "POSIX")

@@ -41,10 +41,12 @@ class Reloadable:
     label: str
     section: str | None  # the Settings field holding it ("memory", "deliberation", "slack"), or None at the top
     field: str
+    unset: Any = None  # what an unset value means in the running app
 
     def get(self, settings: Settings) -> Any:
         holder = getattr(settings, self.section) if self.section else settings
-        return getattr(holder, self.field)
+        value = getattr(holder, self.field)
+        return self.unset if value is None else value
 
     def put(self, settings: Settings, value: Any) -> Settings:
         if self.section is None:
@@ -70,7 +72,7 @@ RELOADABLE = (
     ),
     Reloadable("NIGHTWATCH_LESSON_NOTES", "lesson notes", "slack", "lesson_notes"),
     Reloadable("NIGHTWATCH_TURN_WORDS", "turn words", "deliberation", "turn_words"),
-    Reloadable("NIGHTWATCH_LOG_LEVEL", "log level", None, "log_level"),
+    Reloadable("NIGHTWATCH_LOG_LEVEL", "log level", None, "log_level", unset="INFO"),  # `run` logs at INFO
 )
 RELOADABLE_VARIABLES = frozenset(item.variable for item in RELOADABLE)
 
@@ -115,7 +117,7 @@ class LiveSettings:
             restart = _restart_only_changes(old, new)
             self._settings = applied
         if applied.log_level != old.log_level:
-            logging.getLogger().setLevel(applied.log_level)
+            logging.getLogger().setLevel(applied.log_level or "INFO")
         if changes:
             log.info("Reloaded settings: %s", "; ".join(changes))
         for name in restart:

@@ -12,7 +12,7 @@ import signal
 import threading
 from types import FrameType
 
-from nightwatch.adapters.runtime import HotReload
+from nightwatch.adapters.runtime import HealthOptions, HealthServer, HotReload
 from nightwatch.adapters.secrets import install_redaction
 from nightwatch.adapters.slack import GRACE_SECONDS, SET_UP, EagerAckSocketModeHandler, SlackApp
 from nightwatch.domain.errors import ConfigError
@@ -33,10 +33,12 @@ def run_socket_mode(
     stop: threading.Event | None = None,
     grace_seconds: float = GRACE_SECONDS,
     reload: HotReload | None = None,
+    health: HealthOptions | None = None,
 ) -> bool:
     """Serve Slack over Socket Mode until SIGTERM/SIGINT (or `stop` is set), then shut down cleanly.
 
-    With `reload`, settings and persona files are reloaded on SIGHUP and when they change on disk until shutdown.
+    With `reload`, settings and persona files are reloaded on SIGHUP and when they change on disk until shutdown;
+    with `health`, /healthz, /readyz and /metrics are served from before connecting until the process stops.
     Returns True when every running deliberation ended within the grace period.
     """
     if not app_token:
@@ -45,7 +47,10 @@ def run_socket_mode(
     stop = stop if stop is not None else stop_on_signals()
     if reload is not None:
         reload_on_hangup(reload)
-    handler = EagerAckSocketModeHandler(slack_app.app, app_token, concurrency=SOCKET_THREADS)
+    metrics = health.metrics if health is not None else None
+    handler = EagerAckSocketModeHandler(slack_app.app, app_token, concurrency=SOCKET_THREADS, metrics=metrics)
+    stopping = threading.Event()
+    server = _health_server(health, handler, stopping)
     try:
         handler.connect()  # type: ignore[no-untyped-call]
         slack_app.start_background()
@@ -54,13 +59,41 @@ def run_socket_mode(
         log.info("Night Watch is connected to Slack (Socket Mode)")
         stop.wait()
     finally:
+        stopping.set()
         log.info("Stopping: no new work; running deliberations get up to %.0f s to finish", grace_seconds)
         if reload is not None:
             reload.stop()
         handler.close()  # type: ignore[no-untyped-call]  # unacked envelopes go to another connection or replica
         finished = slack_app.shutdown(grace_seconds)
         log.info("Stopped%s", "" if finished else "; unfinished deliberations were checkpointed as interrupted")
+        if server is not None:
+            server.stop()
     return finished
+
+
+def _health_server(
+    health: HealthOptions | None, handler: EagerAckSocketModeHandler, stopping: threading.Event
+) -> HealthServer | None:
+    """Start the health server when asked for; ready while Socket Mode is connected and the database answers."""
+    if health is None:
+        return None
+
+    def not_ready() -> str | None:
+        if stopping.is_set():
+            return "shutting down"
+        if not handler.client.is_connected():
+            return "Socket Mode is not connected"
+        return health.database_problem()
+
+    try:
+        server = HealthServer(host=health.host, port=health.port, metrics=health.metrics, not_ready=not_ready)
+    except OSError as err:
+        raise ConfigError(
+            f"NIGHTWATCH_HEALTH_PORT={health.port} cannot be served on {health.host} ({err.strerror}); "
+            "choose a free port."
+        ) from None
+    server.start()
+    return server
 
 
 def stop_on_signals() -> threading.Event:

@@ -18,6 +18,7 @@ from nightwatch.adapters.offline.llm import OfflineLLM
 from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.adapters.pins.files import SafePinFiles
 from nightwatch.adapters.runtime.hot_reload import HotReload
+from nightwatch.adapters.runtime.metrics import MeteredLLM
 from nightwatch.adapters.secrets.redaction import RedactingLLM
 from nightwatch.adapters.slack.app import SlackApp
 from nightwatch.cli.arguments import build_parser
@@ -120,10 +121,14 @@ def test_the_engine_and_proactive_messages_take_their_bounds_from_the_live_setti
 
 
 def test_the_llm_follows_the_settings_and_its_answers_are_redacted(settings: Settings) -> None:
-    offline = build_injector(settings).get(LLM)
+    metered = build_injector(settings).get(LLM)
+    assert isinstance(metered, MeteredLLM)  # counted for /metrics, outside the redaction
+    offline = metered.inner
     assert isinstance(offline, RedactingLLM)
     assert isinstance(offline.inner, OfflineLLM)
-    anthropic = build_injector(dataclasses.replace(settings, llm="anthropic", anthropic_api_key="sk-ant-test")).get(LLM)
+    metered = build_injector(dataclasses.replace(settings, llm="anthropic", anthropic_api_key="sk-ant-test")).get(LLM)
+    assert isinstance(metered, MeteredLLM)
+    anthropic = metered.inner
     assert isinstance(anthropic, RedactingLLM)
     assert isinstance(anthropic.inner, AnthropicLLM)
 

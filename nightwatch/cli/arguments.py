@@ -94,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nightwatch",
         description="AI personas that deliberate in Slack threads and remember what they learn.",
     )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log more: -v at INFO, -vv at DEBUG (default: WARNING, or NIGHTWATCH_LOG_LEVEL; `run` logs at INFO)",
+    )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     _personas_commands(commands)
@@ -101,7 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     _share_commands(commands)
     pin_commands(commands)
 
-    deliberate_command = command(commands, "deliberate", deliberate, "run a deliberation in the terminal")
+    deliberate_command = command(
+        commands, "deliberate", deliberate, "run a deliberation in the terminal", uses_model=True
+    )
     deliberate_command.add_argument("topic", type=validate_topic, help=f"1-{TOPIC_MAX:,} characters")
     project_option(deliberate_command)
     deliberate_command.add_argument("--personas", type=_persona_list, help=_PERSONAS_HELP)
@@ -130,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     # No start-up first: this command is the upgrade start-up runs, reported.
     command(db_ops, "upgrade", db_upgrade, "run the database migrations this version needs", start_up=False)
 
-    command(commands, "run", run, "start the Slack app over Socket Mode")
+    command(commands, "run", run, "start the Slack app over Socket Mode", uses_model=True, log_level="INFO")
     return parser
 
 
@@ -166,7 +175,7 @@ def _memory_commands(commands: Commands) -> None:
     search.add_argument("query", type=validate_query, help=f"1-{QUERY_MAX} characters")
     search.add_argument("--json", action="store_true", help="print one JSON document")
     search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
-    memory_command(mem, "compact", memory_compact, "condense the memory file with the model")
+    memory_command(mem, "compact", memory_compact, "condense the memory file with the model", uses_model=True)
     memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction")
     memory_command(mem, "edit", memory_edit, "open the memory in $EDITOR; saved only if nobody wrote meanwhile")
     export = command(mem, "export", memory_export, "write every memory as markdown files into a new folder")

@@ -9,7 +9,8 @@ import sys
 import uuid
 from typing import TextIO
 
-from nightwatch.adapters.runtime import HotReload
+from nightwatch.adapters.db import DatabaseProbe
+from nightwatch.adapters.runtime import HealthOptions, HotReload, Metrics
 from nightwatch.adapters.slack import SlackApp
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import (
@@ -44,6 +45,11 @@ def deliberate(args: argparse.Namespace, out: TextIO, *, personas: PersonaServic
         print(json.dumps(render_result_json(result), ensure_ascii=False, indent=2), file=out)
     for message in result.unsaved:  # lessons storage refused: kept for `nightwatch memory retry`
         print(f"error: {message}", file=sys.stderr)
+    if result.model_never_answered:  # a script must tell this from a decision
+        print(
+            "error: no persona got an answer from the model; check ANTHROPIC_API_KEY and the network.", file=sys.stderr
+        )
+        return 3
     return 1 if result.unsaved else 0
 
 
@@ -86,12 +92,25 @@ def _show(deliberations: DeliberationLog, deliberation_id: int, out: TextIO) -> 
     return 0
 
 
-def run(args: argparse.Namespace, out: TextIO, *, settings: Settings, slack: SlackApp, reload: HotReload) -> int:
+def run(
+    args: argparse.Namespace,
+    out: TextIO,
+    *,
+    settings: Settings,
+    slack: SlackApp,
+    reload: HotReload,
+    metrics: Metrics,
+    database: DatabaseProbe,
+) -> int:
     from nightwatch.serve import run_socket_mode
 
     # start-up has already closed the deliberations a dead process left running
     warn_when_memory_is_local(settings)
-    run_socket_mode(slack, settings.slack.app_token, reload=reload)
+    ops = settings.operations
+    health = None
+    if ops.health_port is not None:
+        health = HealthOptions(host=ops.health_host, port=ops.health_port, metrics=metrics, database_problem=database)
+    run_socket_mode(slack, settings.slack.app_token, reload=reload, health=health)
     return 0
 
 

@@ -13,9 +13,11 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from injector import Injector
 from sqlalchemy import Engine
 
-from nightwatch.adapters.secrets import install_redaction, redact
+from nightwatch.adapters.runtime import configure_logging
+from nightwatch.adapters.secrets import redact
 from nightwatch.cli.arguments import build_parser
 from nightwatch.cli.options import Handler
 from nightwatch.cli.streams import close_quietly, fit_streams
@@ -26,7 +28,8 @@ from nightwatch.wiring import build_injector, services_for
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit code (0 ok, 1 failed, 2 bad usage, 141 the output's reader left)."""
+    """Run the command line; return the exit code (0 ok, 1 failed, 2 bad usage, 3 the model never answered, 141
+    the output's reader left)."""
     fit_streams()
     try:
         try:
@@ -47,13 +50,10 @@ def _run(argv: Sequence[str] | None) -> int:
             parser.print_help()
             return 2
         settings = _settings(args)
-        logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
-        if settings.log_level != "DEBUG":  # Alembic names its dialect at INFO on every run; upgrade() says what changed
-            logging.getLogger("alembic").setLevel(logging.WARNING)
-            logging.getLogger("watchfiles").setLevel(logging.WARNING)  # "N changes detected": hot_reload says what
-        install_redaction()
+        configure_logging(_log_level(args, settings), settings.operations.log_format)
         for notice in settings.notices:
-            print(f"note: {notice}", file=sys.stderr)
+            if notice != OFFLINE_NOTICE or args.uses_model:  # the offline note only where a model answers
+                print(f"note: {notice}", file=sys.stderr)
         container = build_injector(settings)
         try:
             if args.start_up:
@@ -61,13 +61,29 @@ def _run(argv: Sequence[str] | None) -> int:
             handler: Handler = args.handler
             return handler(args, sys.stdout, **services_for(container, handler))
         finally:
-            container.get(Engine).dispose()  # close the database connections rather than drop them at exit
+            _dispose(container)
     except NightWatchError as exc:
         print(f"error: {redact(str(exc))}", file=sys.stderr)  # a message may quote what was typed
         return 2 if isinstance(exc, InvalidInputError | ConfigError) else 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _log_level(args: argparse.Namespace, settings: Settings) -> str:
+    """-v (INFO) or -vv (DEBUG) first, then NIGHTWATCH_LOG_LEVEL, then the command's own level."""
+    verbose: int = getattr(args, "verbose", 0)
+    if verbose:
+        return "DEBUG" if verbose > 1 else "INFO"
+    return settings.log_level or str(args.default_log_level)
+
+
+def _dispose(container: Injector) -> None:
+    """Close the database connections rather than drop them at exit; never hide the error that ended the command."""
+    try:
+        container.get(Engine).dispose()
+    except Exception:  # the engine may be what failed to build; the command's own error is the news
+        logging.getLogger(__name__).debug("Could not close the database connections", exc_info=True)
 
 
 def _without_secrets(args: argparse.Namespace) -> argparse.Namespace:

@@ -22,16 +22,25 @@ def command(
     help_text: str,
     *,
     start_up: bool = True,
+    uses_model: bool = False,
+    log_level: str = "WARNING",
 ) -> argparse.ArgumentParser:
-    """Add a command; `start_up` says whether start-up (upgrade, seeding, closing abandoned runs) comes first."""
+    """Add a command.
+
+    `start_up` says whether start-up (upgrade, seeding, closing abandoned runs) comes first; `uses_model` whether it
+    may call the model (only then is the offline-model note shown); `log_level` is its level when neither -v nor
+    NIGHTWATCH_LOG_LEVEL sets one.
+    """
     parser = group.add_parser(name, help=help_text, description=help_text)
-    parser.set_defaults(handler=handler, start_up=start_up)
+    parser.set_defaults(handler=handler, start_up=start_up, uses_model=uses_model, default_log_level=log_level)
     return parser
 
 
-def memory_command(group: Commands, name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+def memory_command(
+    group: Commands, name: str, handler: Handler, help_text: str, *, uses_model: bool = False
+) -> argparse.ArgumentParser:
     """Add a command about one persona's memory of a project: PERSONA [--project P]."""
-    parser = command(group, name, handler, help_text)
+    parser = command(group, name, handler, help_text, uses_model=uses_model)
     persona_argument(parser, "persona")
     project_option(parser)
     return parser

@@ -15,7 +15,7 @@ import sys
 import unicodedata
 from typing import TextIO
 
-from nightwatch.config import c_locale
+from nightwatch.environment import c_locale
 
 ERRORS = "nightwatch-ascii"
 NEAREST = {

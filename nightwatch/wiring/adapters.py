@@ -7,6 +7,7 @@ from sqlalchemy import Engine
 
 from nightwatch.adapters.db import (
     DatabaseMemoryStore,
+    DatabaseProbe,
     SlackState,
     SqlDeliberationLog,
     SqlHeldLessons,
@@ -20,7 +21,7 @@ from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
 from nightwatch.adapters.persona_files import PersonaFolders
 from nightwatch.adapters.pins import PageFetcher, SafePinFiles
-from nightwatch.adapters.runtime import HotReload, ProcessLiveness, SystemClock
+from nightwatch.adapters.runtime import HotReload, MeteredLLM, Metrics, ProcessLiveness, SystemClock
 from nightwatch.adapters.secrets import RedactingLLM
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
@@ -64,7 +65,9 @@ class AdapterModule(Module):
     @singleton
     @provider
     def provide_engine(self, settings: Settings) -> Engine:
-        return make_engine(settings.database_url)  # lazy: connects on first use
+        return make_engine(
+            settings.database_url, pool_size=settings.operations.db_pool_size
+        )  # lazy: connects on first use
 
     @singleton
     @provider
@@ -78,10 +81,20 @@ class AdapterModule(Module):
 
     @singleton
     @provider
-    def provide_llm(self, settings: Settings) -> LLM:
+    def provide_database_probe(self, engine: Engine) -> DatabaseProbe:
+        return DatabaseProbe(engine)
+
+    @singleton
+    @provider
+    def provide_metrics(self) -> Metrics:
+        return Metrics()
+
+    @singleton
+    @provider
+    def provide_llm(self, settings: Settings, metrics: Metrics) -> LLM:
         # Model output is redacted where it leaves the adapter: a lesson's id is a hash of its clean text.
         if settings.llm == "offline":
-            return RedactingLLM(OfflineLLM())
+            return MeteredLLM(RedactingLLM(OfflineLLM()), metrics)
         from nightwatch.adapters.anthropic_llm import AnthropicLLM
 
         assert settings.anthropic_api_key is not None  # Settings.from_env guarantees it
@@ -90,7 +103,7 @@ class AdapterModule(Module):
             default_model=settings.model,
             timeout=settings.llm_timeout_seconds,
         )
-        return RedactingLLM(model)
+        return MeteredLLM(RedactingLLM(model), metrics)
 
     @singleton
     @provider

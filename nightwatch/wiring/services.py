@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 from nightwatch.adapters.db import SqlPersonaTransactions
 from nightwatch.adapters.encoder import embeddings
 from nightwatch.adapters.persona_files import PersonaFolders
+from nightwatch.adapters.runtime import Metrics, TimedSource
 from nightwatch.config import Settings
 from nightwatch.domain.context import ContextReader
 from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolicy
@@ -136,9 +137,11 @@ class ServiceModule(Module):
 
     @singleton
     @provider
-    def provide_context(self, memory: MemoryService, pins: PinService, sharing: SharingService) -> ContextReader:
+    def provide_context(
+        self, memory: MemoryService, pins: PinService, sharing: SharingService, metrics: Metrics
+    ) -> ContextReader:
         """What a persona knows for a turn: its sources, in the order their blocks go into the prompt."""
-        return ContextReader([PinsSource(pins), MemorySource(memory), SharedSource(sharing)])
+        return ContextReader([PinsSource(pins), TimedSource(MemorySource(memory), metrics), SharedSource(sharing)])
 
     @singleton
     @provider

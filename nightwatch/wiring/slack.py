@@ -13,7 +13,7 @@ from slack_sdk import WebClient
 
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.pins import PinWatch
-from nightwatch.adapters.runtime import ProactiveScheduler
+from nightwatch.adapters.runtime import Metrics, ProactiveScheduler
 from nightwatch.adapters.slack import (
     AdminCheck,
     Authorization,
@@ -30,7 +30,6 @@ from nightwatch.adapters.slack import (
     SlackApp,
     SlackPoster,
     SlashCommands,
-    TeacherCheck,
     ThreadTeaching,
     WorkerPool,
     bolt_app,
@@ -46,7 +45,7 @@ from nightwatch.domain.pins import PinService
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.sharing import SharingService
-from nightwatch.domain.teaching import LessonReview, TeachingService
+from nightwatch.domain.teaching import TeachingService
 from nightwatch.live_settings import LiveSettings
 
 
@@ -86,35 +85,13 @@ class SlackModule(Module):
 
     @singleton
     @provider
-    def provide_held_review(
-        self,
-        live: LiveSettings,
-        review: LessonReview,
-        personas: PersonaService,
-        admins: AdminCheck,
-        client: WebClient,
-        clock: Clock,
-    ) -> HeldReview:
-        # NIGHTWATCH_TEACHERS is read at each lesson: a reload reaches the next one
-        teachers = TeacherCheck(
-            teachers=lambda: live.current().slack.teachers, admins=admins, client=client, clock=clock
-        )
-        return HeldReview(review=review, personas=personas, admins=admins, teachers=teachers)
-
-    @singleton
-    @provider
     def provide_channels(self, client: WebClient, state: SlackState, clock: Clock) -> ChannelDirectory:
         return ChannelDirectory(client=client, state=state, clock=clock)
 
     @singleton
     @provider
     def provide_home(
-        self,
-        client: WebClient,
-        personas: PersonaService,
-        memory: MemoryService,
-        admins: AdminCheck,
-        held: HeldReview,
+        self, client: WebClient, personas: PersonaService, memory: MemoryService, admins: AdminCheck, held: HeldReview
     ) -> HomeTab:
         return HomeTab(client=client, personas=personas, memory=memory, admins=admins, held=held)
 
@@ -134,10 +111,18 @@ class SlackModule(Module):
         pool: WorkerPool,
         channels: ChannelDirectory,
         clock: Clock,
+        metrics: Metrics,
         notes: LessonNotes,
     ) -> Deliberations:
         return Deliberations(
-            engine=engine, log=log, client=client, pool=pool, channels=channels, clock=clock, notes=notes
+            engine=engine,
+            log=log,
+            client=client,
+            pool=pool,
+            channels=channels,
+            clock=clock,
+            metrics=metrics,
+            notes=notes,
         )
 
     @singleton

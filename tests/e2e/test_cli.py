@@ -13,7 +13,7 @@ from freezegun import freeze_time
 
 from nightwatch.adapters.encoder import embeddings
 from tests.e2e.cli import clean_env, run
-from tests.fake_anthropic import FakeAnthropic
+from tests.fake_anthropic import FakeAnthropic, unauthorized
 
 TOPIC = "Should we add rate limiting to the login endpoint?"
 
@@ -325,3 +325,24 @@ def test_history_shows_how_deliberations_ended_including_one_cut_off(
     assert "running" in lines[0]
     assert "Rotate the signing key" in lines[0]
     assert any(word in lines[1] for word in ("APPROVE", "CHANGES", "HUMAN"))
+
+
+def test_deliberate_exits_3_when_no_persona_got_an_answer_from_the_model(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeAnthropic(responder=lambda _body: unauthorized()) as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        code, out, err = run(capsys, "deliberate", TOPIC, "--personas", "maya", "--json")
+    assert code == 3, err
+    assert json.loads(out)["verdict"]["decision"] == "HUMAN"
+    assert "error: no persona got an answer from the model" in err
+    assert "Traceback" not in err
+
+
+def test_the_offline_note_shows_only_where_a_model_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "personas", "list")
+    assert code == 0
+    assert err == ""  # no offline note, no INFO lines from start-up
+    code, _, err = run(capsys, "-v", "personas", "list")
+    assert code == 0

@@ -11,6 +11,7 @@ from nightwatch.adapters.db.migrate import SchemaChange, upgrade
 from nightwatch.adapters.db.pending_lessons import SqlPendingLessons
 from nightwatch.adapters.db.persona_transactions import SqlPersonaTransactions
 from nightwatch.adapters.db.pins import SqlPinRepository
+from nightwatch.adapters.db.probe import DatabaseProbe
 from nightwatch.adapters.db.repositories import SqlPersonaRepository
 from nightwatch.adapters.db.schema import make_engine, memory_documents, memory_vectors
 from nightwatch.adapters.db.shares import SqlShareRepository
@@ -20,6 +21,7 @@ from nightwatch.adapters.db.transactions import Bind, database_errors, transacti
 __all__ = [
     "Bind",
     "DatabaseMemoryStore",
+    "DatabaseProbe",
     "SchemaChange",
     "SlackState",
     "SqlDeliberationLog",

@@ -255,16 +255,19 @@ def utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC)
 
 
-def make_engine(url: str) -> Engine:
-    """Create an engine; for SQLite, create the file's folder and enable WAL and a busy timeout."""
+def make_engine(url: str, *, pool_size: int = 15) -> Engine:
+    """Create an engine; for SQLite, create the file's folder and enable WAL and a busy timeout.
+
+    A server database gets a pool of at most `pool_size` connections (NIGHTWATCH_DB_POOL_SIZE), kept open once made.
+    """
     parsed = make_url(url)
     kwargs: dict[str, Any] = {"future": True}
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            Path(parsed.database).parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the home, private
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
     else:
-        kwargs["pool_pre_ping"] = True
+        kwargs.update(pool_pre_ping=True, pool_size=pool_size, max_overflow=0)
     engine = create_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 from slack_bolt import App
 from slack_bolt.adapter.socket_mode import SocketModeHandler
@@ -19,6 +20,8 @@ from slack_bolt.adapter.socket_mode.internals import run_bolt_app
 from slack_sdk.socket_mode.builtin import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
+
+from nightwatch.adapters.runtime import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -28,11 +31,13 @@ EVENTS = "events_api"
 class EagerAckSocketModeHandler(SocketModeHandler):
     """A SocketModeHandler that acks Events API envelopes on arrival and leaves the rest to Bolt."""
 
-    def __init__(self, app: App, app_token: str, *, concurrency: int = 10) -> None:
+    def __init__(self, app: App, app_token: str, *, concurrency: int = 10, metrics: Metrics | None = None) -> None:
         super().__init__(app, app_token, concurrency=concurrency)
+        self._metrics = metrics or Metrics()
         self.client.on_message_listeners.append(self._ack_event)
 
     def _ack_event(self, raw: str) -> None:
+        started = time.perf_counter()
         if EVENTS not in raw:  # cheap: most frames are not events
             return
         try:
@@ -41,6 +46,7 @@ class EagerAckSocketModeHandler(SocketModeHandler):
             return
         if message.get("type") == EVENTS and message.get("envelope_id"):
             self.client.send_socket_mode_response(SocketModeResponse(envelope_id=message["envelope_id"]))
+            self._metrics.slack_ack_seconds.observe(time.perf_counter() - started)
 
     def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
         if req.type == EVENTS:
@@ -48,4 +54,5 @@ class EagerAckSocketModeHandler(SocketModeHandler):
             if response.status != 200:
                 log.info("an event was not handled (status %s): %s", response.status, response.body)
             return
-        super().handle(client, req)
+        with self._metrics.slack_ack_seconds.time():  # a command's or an interaction's ack waits for Bolt
+            super().handle(client, req)

@@ -16,6 +16,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from nightwatch.adapters.db import SlackState
+from nightwatch.adapters.runtime import Metrics, log_context
 from nightwatch.adapters.slack.lesson_notes import LessonNotes
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
@@ -91,9 +92,11 @@ class Deliberations:
         pool: WorkerPool,
         channels: ChannelDirectory,
         clock: Clock,
+        metrics: Metrics | None = None,
         notes: LessonNotes | None = None,
     ) -> None:
         """`notes`: each thread's one lessons message (without it, a note per lesson, as proactive posts had)."""
+        self._metrics = metrics or Metrics()
         self._notes = notes
         self._engine = engine
         self._log = log
@@ -119,6 +122,7 @@ class Deliberations:
         if self._pool.try_submit(lambda: self._run(request, poster)):
             return Started(True)
         self._release(thread)
+        self._metrics.busy.inc()
         busy = BUSY.format(running=self._pool.running)
         self._client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=busy)
         return Started(False, busy)
@@ -179,11 +183,18 @@ class Deliberations:
             poster.observe(dict(event))
 
     def _run(self, request: DeliberationRequest, poster: SlackPoster, claimed: Deliberation | None = None) -> None:
+        channel, _, thread_ts = request.thread.partition(":")
+        with log_context(channel=channel, thread=thread_ts):
+            self._run_logged(request, poster, claimed)
+
+    def _run_logged(self, request: DeliberationRequest, poster: SlackPoster, claimed: Deliberation | None) -> None:
         try:
             if claimed is None:
-                self._engine.run(request, poster, should_stop=self._pool.stopping.is_set)
+                result = self._engine.run(request, poster, should_stop=self._pool.stopping.is_set)
             else:
-                self._engine.resume(claimed, request, poster, should_stop=self._pool.stopping.is_set)
+                self._metrics.takeovers.inc()
+                result = self._engine.resume(claimed, request, poster, should_stop=self._pool.stopping.is_set)
+            self._metrics.deliberation_ended(result)
         except NightWatchError as err:
             poster.post_notice(str(err))
         except Exception:

@@ -24,6 +24,9 @@ class DeliberationStatus(StrEnum):
     FAILED = "failed"
 
 
+FAILED_TURN_PREFIX = "(skipped: "  # the stored text of a turn the model gave no usable answer for
+
+
 @dataclass(frozen=True)
 class Turn:
     persona: str  # persona name
@@ -37,6 +40,11 @@ class Turn:
     pins_injected: int = 0  # pinned documents in its prompt (not stored: 0 in turns read back from the log)
     tool_calls: tuple[ToolTrace, ...] = ()  # kept in memory for the caller; the deliberation log does not store them
     full_text: str = ""  # the whole answer when `text` (what was posted) was cut short; the log stores this one
+
+    @property
+    def failed(self) -> bool:
+        """Whether the model gave no usable answer for this turn (not a persona choosing to SKIP)."""
+        return self.skipped and self.text.startswith(FAILED_TURN_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -98,3 +106,8 @@ class DeliberationResult:
     remembered: tuple[RememberedLesson, ...]
     usage: Usage
     unsaved: tuple[str, ...] = ()  # one message per persona whose lessons storage refused (kept for a retry)
+
+    @property
+    def model_never_answered(self) -> bool:
+        """Whether every turn failed for want of a usable answer from the model (`nightwatch deliberate` exits 3)."""
+        return bool(self.turns) and all(turn.failed for turn in self.turns)

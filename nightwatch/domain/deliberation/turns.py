@@ -19,7 +19,7 @@ from typing import ClassVar
 
 from nightwatch.domain.context import ContextAsk, ContextReader, TurnContext
 from nightwatch.domain.deliberation.answers import answer_turn, skip_notice
-from nightwatch.domain.deliberation.models import RememberedLesson, Turn
+from nightwatch.domain.deliberation.models import FAILED_TURN_PREFIX, RememberedLesson, Turn
 from nightwatch.domain.deliberation.ports import DeliberationLog, PersonaMemory
 from nightwatch.domain.deliberation.replies import shape_reply
 from nightwatch.domain.deliberation.state import RunState
@@ -147,7 +147,7 @@ class TurnTaker:
             text, posted, full = shaped.text, shaped.posted, shaped.full
         else:
             log.warning("%s's turn was skipped after %d attempts: %s", persona.name, answer.attempts, answer.problem)
-            text, posted, full = f"(skipped: {answer.problem})", False, ""
+            text, posted, full = f"{FAILED_TURN_PREFIX}{answer.problem})", False, ""
         turn = Turn(
             persona=persona.name,
             role=persona.role,

@@ -12,7 +12,7 @@ behind them.
 from nightwatch.domain.memory.cache import line_cost
 from nightwatch.domain.memory.curation import LessonSuccession, is_duplicate
 from nightwatch.domain.memory.document import unread_summary
-from nightwatch.domain.memory.format import CLI_AUTHOR, Merged, merge_imported
+from nightwatch.domain.memory.format import CLI_AUTHOR, Merged, lesson_id, merge_imported
 from nightwatch.domain.memory.lesson_text import (
     QUERY_MAX,
     SEARCH_MAX,
@@ -81,6 +81,7 @@ __all__ = [
     "ToolOutcome",
     "flavour_for",
     "is_duplicate",
+    "lesson_id",
     "line_cost",
     "memory_part",
     "memory_section",

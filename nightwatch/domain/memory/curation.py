@@ -36,8 +36,9 @@ from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import (
     Features,
     amounts,
+    changed_amount,
     conflict,
-    dimension,
+    days_named,
     features,
     flips,
     overlap,
@@ -56,6 +57,7 @@ ACTIONS: frozenset[str] = frozenset({"create", "merge", "skip", "supersede"})  #
 # By meaning (cosine of all-MiniLM-L6-v2 vectors; chosen on the tuning half of bench/data/persona_lessons.jsonl):
 DUPLICATE_MEANING = 0.65  # a paraphrase this close, with the same specifics, says the same thing
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
+RETIRED_MEANING = 0.6  # reading leaves an older lesson out when a newer one this close changes its specific
 CHANGED_MEANING = 0.75  # ... this close, naming the same things and stating another amount of their kind, updates it
 PARALLEL_SHARE = 0.6  # share of subject words in place for two lessons to be one sentence with words exchanged
 EXCHANGED_MAX = 3  # most subject words exchanged on each side of such a parallel sentence
@@ -65,7 +67,6 @@ NEIGHBOURS = 5
 # A profile or preference entry this close is the one a new lesson of its category updates (MiniLM puts another
 # preference on another subject at 0.25-0.36, the same one reworded or changed at 0.5-0.8).
 ENTRY_MEANING = 0.5
-SWAP_OVERLAP = 0.5  # word overlap above which one exchanged word means another subject, not a paraphrase
 
 # By shared words, for lessons without a vector (share of content words in common):
 DUPLICATE_OVERLAP = 0.75
@@ -131,11 +132,6 @@ class CurationPrompt(Prompt):
             related=(RelatedLesson("ab12cd34", "The release train runs on Tuesdays.", "patterns"),),
             category="patterns",
         )
-
-
-def _one_word_swapped(a: Features, b: Features) -> bool:
-    """The same sentence with one word exchanged ("the payments suite" / "the search suite"): another subject."""
-    return len(a.words - b.words) == 1 == len(b.words - a.words) and overlap(a.words, b.words) >= SWAP_OVERLAP
 
 
 def _same_names(a: Features, b: Features) -> bool:
@@ -214,7 +210,7 @@ def is_duplicate(a: str, b: str, similarity: float | None = None) -> bool:
 def _restates(old: str, similarity: float | None, candidate: str) -> bool:
     theirs, mine = features(old), features(candidate)
     if similarity is not None:  # by meaning: one may leave out a specific, neither may contradict the other's
-        agree = _amounts_agree(old, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
+        agree = amounts_agree(old, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
         close = similarity >= DUPLICATE_MEANING and not another_subject(old, candidate)
         return agree and close and not says_change(candidate)
     if not same_specifics(theirs, mine):
@@ -245,28 +241,12 @@ def another_subject(a: str, b: str) -> bool:
     return exchanged and (not reworded or in_place / max(len(mine), len(theirs)) >= CLEARLY_PARALLEL)
 
 
-def _amounts_agree(a: str, b: str) -> bool:
+def amounts_agree(a: str, b: str) -> bool:
     """The amounts and named days of one are a part of the other's (a restatement may leave some out), once units
     are made one ("ninety days" is "90 days")."""
     mine, theirs = amounts(a), amounts(b)
-    days_a, days_b = _days(a), _days(b)
+    days_a, days_b = days_named(a), days_named(b)
     return (mine <= theirs or theirs <= mine) and (days_a <= days_b or days_b <= days_a)
-
-
-def _days(text: str) -> frozenset[str]:
-    """The weekdays and months a lesson names (its values that are not numbers)."""
-    return frozenset(value for value in features(text).values if not value[:1].isdigit())
-
-
-def changed_amount(older: str, newer: str) -> bool:
-    """The newer lesson states another amount of a kind the older one states (a duration, a size, a share...), or
-    names another day or month where the older one names one."""
-    old, new = amounts(older), amounts(newer)
-    kinds = {dimension(amount) for amount in old}
-    if any(dimension(amount) in kinds for amount in new - old) and bool(old - new):
-        return True
-    days_old, days_new = _days(older), _days(newer)
-    return bool(days_old - days_new) and bool(days_new - days_old)
 
 
 def _updates(older: str, similarity: float | None, candidate: str) -> bool:
@@ -312,3 +292,9 @@ class LessonSuccession:
 
     def replaces(self, older: str, newer: str, similarity: float) -> bool:
         return _updates(older, similarity, newer)
+
+    def retires(self, older: str, newer: str, similarity: float) -> bool:
+        old, new = features(older), features(newer)
+        same_things = _same_names(old, new) and overlap(old.words, new.words) >= SAME_SUBJECT_OVERLAP
+        specific = changed_amount(older, newer) or flips(old, new)
+        return similarity >= RETIRED_MEANING and same_things and specific and not another_subject(older, newer)

@@ -20,6 +20,8 @@ from nightwatch.domain.memory.curation import (
     CurationPrompt,
     Neighbour,
     RelatedLesson,
+    amounts_agree,
+    another_subject,
     by_category,
     decide,
     neighbours,
@@ -27,6 +29,7 @@ from nightwatch.domain.memory.curation import (
 )
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
 from nightwatch.domain.memory.models import Remembered
+from nightwatch.domain.memory.specifics import says_change
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.vectors import VectorTable, vector_key
 
@@ -97,7 +100,18 @@ def choose(
     rule = decide(text, live, near(text, live, table))
     if rule.action == "merge" or hint is None or not _usable(hint, text, live, allow_skip=allow_skip):
         return rule
-    return hint
+    return hint if _agrees(hint, text, live) else rule
+
+
+def _agrees(hint: Curation, text: str, live: Sequence[Lesson]) -> bool:
+    """Whether the rules let a model's merge or supersession stand: never one that would lose a fact (the two are
+    one sentence about other things, or a merge would drop a changed amount or a said change)."""
+    target = next((lesson for lesson in live if lesson.id == hint.target), None)
+    if target is None or hint.action not in ("merge", "supersede"):
+        return True
+    if another_subject(target.text, text):
+        return False
+    return hint.action == "supersede" or (amounts_agree(target.text, text) and not says_change(text))
 
 
 def _usable(hint: Curation, text: str, live: Sequence[Lesson], *, allow_skip: bool) -> bool:

@@ -258,3 +258,19 @@ def _normalised(value: float, unit: str) -> str:
 def dimension(amount: str) -> str:
     """What an amount measures ("s", "kb", "%", "eur", "" for a bare number, ":" for a time of day)."""
     return ":" if ":" in amount else re.sub(r"^[\d.e+-]+", "", amount)
+
+
+def days_named(text: str) -> frozenset[str]:
+    """The weekdays and months a lesson names (its values that are not numbers)."""
+    return frozenset(value for value in features(text).values if not value[:1].isdigit())
+
+
+def changed_amount(older: str, newer: str) -> bool:
+    """The newer lesson states another amount of a kind the older one states (a duration, a size, a share...), or
+    names another day or month where the older one names one."""
+    old, new = amounts(older), amounts(newer)
+    kinds = {dimension(amount) for amount in old}
+    if any(dimension(amount) in kinds for amount in new - old) and bool(old - new):
+        return True
+    days_old, days_new = days_named(older), days_named(newer)
+    return bool(days_old - days_new) and bool(days_new - days_old)

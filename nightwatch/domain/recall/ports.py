@@ -19,3 +19,7 @@ class Succession(Protocol):
     def replaces(self, older: str, newer: str, similarity: float) -> bool:
         """Whether `newer` updates `older` (the same point with a specific changed, or reversed), given their cosine."""
         ...
+
+    def retires(self, older: str, newer: str, similarity: float) -> bool:
+        """Whether `newer` surely replaces `older`: the same things with a specific changed, so `older` may go."""
+        ...

@@ -2,8 +2,9 @@
 
 Among the best-ranked lessons, two close in meaning are shown to the Succession the memory room provides (its
 curation rule for an update). When the newer one updates the older, the newer takes the better of their two places
-and the older follows it; when the two are closer still, the older is also left out of the block a turn is given
-(a pinned lesson never is). Only
+and the older follows it; when the newer surely replaces it (the same things with a specific changed, not only a
+word like "now", which conversation is full of), the older is also left out of the block a turn is given (a pinned
+lesson never is). Only
 the head of the ranking is looked at, so a read pays for a few dozen dot products at most.
 """
 
@@ -19,7 +20,6 @@ from nightwatch.domain.recall.ports import Succession
 from nightwatch.domain.vectors import LessonVectors
 
 SAME_POINT = 0.45  # cosine two lessons need before one can be read as the other's update (it then ranks below)
-LEFT_OUT = 0.6  # ... and closer still before the older one is also left out of the block
 HEAD = 20  # how many of the best-ranked lessons are compared
 
 
@@ -46,7 +46,7 @@ def newer_first(
                 continue
             if succession.replaces(lessons[older].text, lessons[newer].text, similarity):
                 successor[older] = newer
-                if similarity >= LEFT_OUT:
+                if succession.retires(lessons[older].text, lessons[newer].text, similarity):
                     left_out.add(older)
     if not successor:
         return order, frozenset()

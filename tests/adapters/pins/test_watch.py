@@ -16,6 +16,7 @@ from tests.fakes import FakeClock, FakePinPages, InMemoryMemoryStore, InMemoryPe
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow  # real file notifications and polling, waited for in real time
+WAIT = 30.0  # generous: on a loaded 2-core machine a notification or a poll can come late; a pass returns at once
 
 
 class World:
@@ -51,7 +52,7 @@ def watched(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Wo
     world.service.add("maya", "nw", PinKind.FILE, str(doc), added_by="cli")
     watch = PinWatch(pins=world.service, sync_seconds=0.3, debounce_ms=50, force_polling=request.param)
     watch.start()
-    wait_until(lambda: watch.watched == {str(doc)}, "the first sync")
+    wait_until(lambda: watch.watched == {str(doc)}, "the first sync", timeout=WAIT)
     edit_until_stored(world, doc, "v1: TLS ends at the gateway")  # the watch is live from here on
     yield world, watch, doc
     watch.stop()
@@ -66,7 +67,7 @@ def test_an_edit_updates_the_stored_snapshot_without_a_turn(watched: tuple[World
 def test_a_deletion_flags_the_pin_missing(watched: tuple[World, PinWatch, Path]) -> None:
     world, _, doc = watched
     doc.unlink()
-    wait_until(lambda: world.stored(doc).status is PinStatus.MISSING, "the pin being flagged")
+    wait_until(lambda: world.stored(doc).status is PinStatus.MISSING, "the pin being flagged", timeout=WAIT)
     assert world.stored(doc).content.startswith("v1"), "its last content is kept"
 
 
@@ -78,7 +79,7 @@ def test_a_file_pinned_later_is_watched_after_the_next_sync(
     later.parent.mkdir()
     later.write_text("r1\n")
     world.service.add("maya", "nw", PinKind.FILE, str(later), added_by="cli")
-    wait_until(lambda: str(later) in watch.watched, "the new pin being watched")
+    wait_until(lambda: str(later) in watch.watched, "the new pin being watched", timeout=WAIT)
     edit_until_stored(world, later, "r2: restart one by one")
 
 

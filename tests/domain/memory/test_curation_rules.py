@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from nightwatch.domain.memory.curation import Neighbour, another_subject, changed_amount, decide, is_duplicate
+from nightwatch.domain.memory.curation import Neighbour, another_subject, decide, is_duplicate
+from nightwatch.domain.memory.specifics import changed_amount
 from nightwatch.domain.models import Lesson
 
 T = datetime(2026, 3, 1, tzinfo=UTC)
