@@ -58,6 +58,7 @@ class DeliberationLimits:
     context_tokens: int = 3000
     model_window: int = 200_000
     lease_seconds: float = 90.0  # a Slack replica's lease on its deliberations; another takes over once it lapses
+    turn_retries: int = 1  # how many times a failed turn is asked again with the problem fed back
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ class Settings:
             turn_words=reader.integer("NIGHTWATCH_TURN_WORDS", 120, minimum=20, maximum=400),
             lead=reader.text("NIGHTWATCH_LEAD"),
             lease_seconds=reader.number("NIGHTWATCH_LEASE_SECONDS", 90.0, minimum=1.0, maximum=3600.0),
+            turn_retries=reader.integer("NIGHTWATCH_TURN_RETRIES", 1, minimum=0, maximum=3),
         )
         slack = SlackSettings(
             bot_token=reader.token("SLACK_BOT_TOKEN", "xoxb-"),

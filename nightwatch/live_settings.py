@@ -62,6 +62,7 @@ RELOADABLE = (
     Reloadable("NIGHTWATCH_MAX_ROUNDS", "max rounds", "deliberation", "max_rounds"),
     Reloadable("NIGHTWATCH_MAX_REPLIES", "max replies", "deliberation", "max_replies"),
     Reloadable("NIGHTWATCH_LEAD", "lead", "deliberation", "lead"),
+    Reloadable("NIGHTWATCH_TURN_RETRIES", "turn retries", "deliberation", "turn_retries"),
     Reloadable("NIGHTWATCH_ADMINS", "admins", "slack", "admins"),
     Reloadable("NIGHTWATCH_TEACHERS", "teachers", "slack", "teachers"),
     Reloadable(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import fnmatch
 import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -484,6 +485,22 @@ class FakePinFiles:
         if path in self.refused:
             raise InvalidInputError(self.refused[path])
         return f"v{self.stamps[path]}" if path in self.files else None
+
+    def expand(self, path: str, *, anywhere: bool, recursive: bool, limit: int) -> list[str]:
+        """`path` itself for a file; else the files under it as a folder, or matching it as a glob (fnmatch)."""
+        if path in self.files or path in self.refused:
+            return [path]
+        known = sorted({*self.files, *self.refused})
+        if any(mark in path for mark in "*?["):
+            found = [name for name in known if fnmatch.fnmatchcase(name, path)]
+        else:
+            inside = [name for name in known if name.startswith(path.rstrip("/") + "/")]
+            found = [n for n in inside if recursive or "/" not in n[len(path.rstrip("/")) + 1 :]]
+        if len(found) > limit:
+            raise InvalidInputError(f"{path} names {len(found)} files; at most {limit} can be pinned at once.")
+        if not found:
+            raise NotFoundError(f"{path} names no file to pin.")
+        return found
 
 
 class FakePinPages:

@@ -72,6 +72,8 @@ def test_slack_api_url_gets_a_trailing_slash() -> None:
         ({"NIGHTWATCH_PIN_ROOTS": "/srv/docs:relative/too"}, "NIGHTWATCH_PIN_ROOTS"),
         ({"NIGHTWATCH_PIN_TOKEN_BUDGET": "50"}, "NIGHTWATCH_PIN_TOKEN_BUDGET"),
         ({"NIGHTWATCH_PIN_TOKEN_BUDGET": "many"}, "NIGHTWATCH_PIN_TOKEN_BUDGET"),
+        ({"NIGHTWATCH_TURN_RETRIES": "4"}, "NIGHTWATCH_TURN_RETRIES"),
+        ({"NIGHTWATCH_TURN_RETRIES": "-1"}, "NIGHTWATCH_TURN_RETRIES"),
     ],
 )
 def test_a_bad_value_names_the_variable_and_what_it_accepts(env: dict[str, str], named: str) -> None:
@@ -138,6 +140,12 @@ def test_pin_roots_are_absolute_folders_separated_by_the_path_separator_and_host
     assert pins.roots == (Path("/srv/docs"), Path("/srv/runbooks"))
     assert pins.url_hosts == {"wiki.internal", "127.0.0.1", "10.0.0.5"}
     assert pins.token_budget == 4000
+
+
+def test_a_failed_turn_is_retried_once_by_default_and_up_to_three_times() -> None:
+    assert Settings.from_env({}).deliberation.turn_retries == 1
+    assert Settings.from_env({"NIGHTWATCH_TURN_RETRIES": "0"}).deliberation.turn_retries == 0
+    assert Settings.from_env({"NIGHTWATCH_TURN_RETRIES": "3"}).deliberation.turn_retries == 3
 
 
 def test_offline_lessons_stay_out_of_a_real_models_prompts_unless_a_setting_keeps_them() -> None:

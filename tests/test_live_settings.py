@@ -74,6 +74,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
         "NIGHTWATCH_ADMINS=U2,U1\nNIGHTWATCH_TEACHERS=S0TEACH\n"
         "NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES=0\nNIGHTWATCH_PROACTIVE_QUIET_MINUTES=5\n"
         "NIGHTWATCH_LOG_LEVEL=warning\nNIGHTWATCH_LESSON_NOTES=ephemeral\nNIGHTWATCH_TURN_WORDS=60\n"
+        "NIGHTWATCH_TURN_RETRIES=3\n"
     )
     with caplog.at_level(logging.INFO, logger="nightwatch.live_settings"):
         reloaded = live.reload()
@@ -81,6 +82,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
     assert (now.slack.lesson_notes, now.deliberation.turn_words) == ("ephemeral", 60)
     assert now is reloaded.settings
     assert (now.deliberation.max_rounds, now.deliberation.max_replies, now.deliberation.lead) == (3, 8, "priya")
+    assert now.deliberation.turn_retries == 3
     assert (now.memory.token_budget, now.memory.shared_token_budget) == (900, 0)
     assert now.pins.token_budget == 400
     assert now.slack.admins == {"U1", "U2"}
@@ -98,6 +100,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
             "max rounds 2 → 3",
             "max replies 20 → 8",
             "lead (default) → priya",
+            "turn retries 1 → 3",
             "admins (none) → U1, U2",
             "teachers everyone → S0TEACH",
             "proactive interval (minutes) 180 → 0",

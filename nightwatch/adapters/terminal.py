@@ -196,6 +196,7 @@ class BudgetReport(Prompt):
     role: str
     project: str
     budget: PromptBudget
+    full: bool = False  # list every lesson, pin and shared item that went in
 
     @classmethod
     def example(cls) -> BudgetReport:
@@ -232,6 +233,6 @@ class BudgetReport(Prompt):
         )
 
 
-def render_budget(persona: Persona, project: str, budget: PromptBudget) -> str:
-    """The budget breakdown as text for a person."""
-    return BudgetReport(persona=persona.name, role=persona.role, project=project, budget=budget).render()
+def render_budget(persona: Persona, project: str, budget: PromptBudget, *, full: bool = False) -> str:
+    """The budget breakdown as text for a person; `full` lists what went in, item by item."""
+    return BudgetReport(persona=persona.name, role=persona.role, project=project, budget=budget, full=full).render()

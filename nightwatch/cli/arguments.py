@@ -9,6 +9,7 @@ from nightwatch.cli.database import db_upgrade
 from nightwatch.cli.deliberation import context, deliberate, history, run
 from nightwatch.cli.memory import (
     memory_add,
+    memory_clear,
     memory_compact,
     memory_forget,
     memory_retry,
@@ -125,6 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     context_command.add_argument(
         "--topic", type=validate_optional_topic, default="", help="default: the project's latest"
     )
+    shown = context_command.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--full", action="store_true", help="also list every lesson, pin and shared item that went into the prompt"
+    )
+    shown.add_argument("--show", action="store_true", help="print the whole system prompt as the model gets it")
 
     history_command = command(commands, "history", history, "recent deliberations and how they ended")
     history_command.add_argument(
@@ -165,7 +171,7 @@ def _memory_commands(commands: Commands) -> None:
     """`nightwatch memory show|add|forget|search|compact|rollback|edit|export|import|retry`."""
     memory = commands.add_parser("memory", help="show, add, forget, search, compact, retry a persona's memory")
     mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
-    memory_command(mem, "show", memory_show, "show a persona's lessons for a project")
+    _category_option(memory_command(mem, "show", memory_show, "show a persona's lessons for a project"))
     add = memory_command(mem, "add", memory_add, "remember a lesson")
     add.add_argument("lesson", type=_lesson, help=_LESSON_HELP)
     add.add_argument("--category", type=validate_category, help=f"what the lesson is about: {', '.join(CATEGORIES)}")
@@ -174,9 +180,12 @@ def _memory_commands(commands: Commands) -> None:
     search = memory_command(mem, "search", memory_search, "find the lessons that match a query")
     search.add_argument("query", type=validate_query, help=f"1-{QUERY_MAX} characters")
     search.add_argument("--json", action="store_true", help="print one JSON document")
+    _category_option(search)
     search.add_argument("--limit", type=_count("--limit", SEARCH_MAX), default=10, help=f"1-{SEARCH_MAX} (default: 10)")
     memory_command(mem, "compact", memory_compact, "condense the memory file with the model", uses_model=True)
-    memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction")
+    clear = memory_command(mem, "clear", memory_clear, "forget every lesson of a project (rollback brings them back)")
+    clear.add_argument("--yes", action="store_true", help="confirm the clear")
+    memory_command(mem, "rollback", memory_rollback, "restore the version kept before the last compaction or clear")
     memory_command(mem, "edit", memory_edit, "open the memory in $EDITOR; saved only if nobody wrote meanwhile")
     export = command(mem, "export", memory_export, "write every memory as markdown files into a new folder")
     export.add_argument("dir", help="a new or empty folder")
@@ -187,6 +196,12 @@ def _memory_commands(commands: Commands) -> None:
         "persona", nargs="?", type=validate_persona_name, help="persona name or slug (default: every persona)"
     )
     retry.add_argument("--project", type=project_slug, help="project slug (default: every project)")
+
+
+def _category_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--category", type=validate_category, help=f"only the lessons of one category: {', '.join(CATEGORIES)}"
+    )
 
 
 def _share_commands(commands: Commands) -> None:

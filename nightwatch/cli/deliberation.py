@@ -59,7 +59,10 @@ def context(args: argparse.Namespace, out: TextIO, *, personas: PersonaService, 
     persona = personas.get(args.persona)
     project = project_slug(args.project)
     budget = engine.context_budget(persona.name, project, args.topic)
-    print(render_budget(persona, project, budget), file=out)
+    if args.show:
+        print(budget.system_prompt, file=out)
+        return 0
+    print(render_budget(persona, project, budget, full=args.full), file=out)
     return 0
 
 

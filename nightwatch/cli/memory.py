@@ -6,7 +6,16 @@ import argparse
 import json
 from typing import TextIO
 
-from nightwatch.domain.memory import CLI_AUTHOR, MemoryService, Remembered, Retried, orphans, unread_summary
+from nightwatch.domain.errors import InvalidInputError
+from nightwatch.domain.memory import (
+    CLI_AUTHOR,
+    MemoryService,
+    MemoryTransfer,
+    Remembered,
+    Retried,
+    orphans,
+    unread_summary,
+)
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import (
     PersonaService,
@@ -39,12 +48,13 @@ def _target(personas: PersonaService, args: argparse.Namespace) -> tuple[Persona
 
 def memory_show(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
     persona, project = _target(personas, args)
-    lessons = memory.lessons(persona, project)
-    history = memory.history(persona, project)
+    lessons = memory.lessons(persona, project, category=args.category)
+    history = [] if args.category else memory.history(persona, project)
     count = f"{len(lessons)} lesson" + ("" if len(lessons) == 1 else "s")
-    print(f"{memory.path_hint(persona, project)} · {count}", file=out)
+    about = f" in {args.category}" if args.category else ""
+    print(f"{memory.path_hint(persona, project)} · {count}{about}", file=out)
     if not lessons:
-        print("  (no lessons yet)", file=out)
+        print(f"  (no lessons{about} yet)", file=out)
     replaced: dict[str, list[Lesson]] = {}
     for old in history:
         replaced.setdefault(old.superseded_by or "", []).append(old)
@@ -100,13 +110,15 @@ def memory_forget(args: argparse.Namespace, out: TextIO, *, memory: MemoryServic
 
 def memory_search(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
     persona, project = _target(personas, args)
-    found = memory.search(persona, project, args.query, limit=args.limit)
+    found = memory.search(persona, project, args.query, limit=args.limit, category=args.category)
     if args.json:
         rows = [_hit_row(hit) for hit in found]
-        print(json.dumps({"query": args.query, "project": project, "results": rows}, ensure_ascii=False), file=out)
+        document = {"query": args.query, "project": project, "category": args.category, "results": rows}
+        print(json.dumps(document, ensure_ascii=False), file=out)
         return 0
     if not found:
-        print(f"No lessons match {args.query!r}.", file=out)
+        about = f" in {args.category}" if args.category else ""
+        print(f"No lessons{about} match {args.query!r}.", file=out)
     for hit in found:
         print(_lesson_line(hit.lesson), file=out)
     return 0
@@ -140,12 +152,28 @@ def memory_compact(args: argparse.Namespace, out: TextIO, *, memory: MemoryServi
     return 0 if result.compacted or result.lines_before <= result.lines_after else 1
 
 
+def memory_clear(args: argparse.Namespace, out: TextIO, *, transfer: MemoryTransfer, personas: PersonaService) -> int:
+    persona, project = _target(personas, args)
+    if not args.yes:
+        raise InvalidInputError(
+            f"Clearing forgets every lesson of {persona.name}'s memory of {project}; add --yes to confirm "
+            "(`nightwatch memory rollback` brings it back)."
+        )
+    held = transfer.clear(persona, project)
+    print(
+        f"Cleared {persona.name}'s memory of {project} ({held} lesson{'' if held == 1 else 's'}). "
+        f"Undo: nightwatch memory rollback {persona.slug} --project {project}",
+        file=out,
+    )
+    return 0
+
+
 def memory_rollback(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
     persona, project = _target(personas, args)
     if memory.rollback(persona, project):
-        print("Restored the version kept before the last compaction.", file=out)
+        print("Restored the version kept before the last compaction or clear.", file=out)
         return 0
-    print("Nothing to roll back: no compaction has been kept for this memory.", file=out)
+    print("Nothing to roll back: no compaction or clear has been kept for this memory.", file=out)
     return 1
 
 

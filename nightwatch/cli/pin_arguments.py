@@ -23,7 +23,13 @@ def pin_commands(commands: Commands) -> None:
     )
     add = command(ops, "add", pin_add, "pin a file, a page or a text to a persona's prompts for a project")
     add.add_argument("persona", nargs="?", help=f"persona name or slug ({NAME_RULE}), or all: every persona")
-    add.add_argument("source", nargs="?", help="a file's path, or an http(s) URL (fetched once, now)")
+    add.add_argument(
+        "source",
+        nargs="?",
+        help="a file's path, a folder or a glob such as 'docs/*.md' (each file its own pin, at most 50), "
+        "or an http(s) URL (fetched once, now)",
+    )
+    add.add_argument("--recursive", action="store_true", help="for a folder: the files in its subfolders too")
     add.add_argument("--text", type=validate_pin_text, help=f"pin this text instead (1-{PIN_TEXT_MAX:,} characters)")
     add.add_argument("--shared", action="store_true", help="for every persona of the project (PERSONA: none or all)")
     project_option(add)

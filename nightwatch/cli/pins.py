@@ -13,14 +13,28 @@ from datetime import datetime
 from typing import TextIO
 
 from nightwatch.domain.memory import CLI_AUTHOR
-from nightwatch.domain.pins import PinService, PinView
+from nightwatch.domain.pins import PinService, PinView, pin_files
 from nightwatch.domain.pins.models import PinKind, PinStatus
+from nightwatch.domain.pins.ports import PinFiles
 
 
-def pin_add(args: argparse.Namespace, out: TextIO, *, pins: PinService) -> int:
+def pin_add(args: argparse.Namespace, out: TextIO, *, pins: PinService, files: PinFiles) -> int:
     kind, value = PinKind(args.pin_kind), args.pin_value  # entry.py redacts every text argument, enums included
     if kind is PinKind.FILE and not os.path.isabs(value):
         value = os.path.join(os.getcwd(), value)
+    if kind is PinKind.FILE:  # a file, a folder or a glob: each file its own pin
+        pinned = pin_files(
+            pins,
+            files,
+            args.pin_persona,
+            args.project,
+            value,
+            added_by=CLI_AUTHOR,
+            anywhere=True,
+            recursive=args.recursive,
+        )
+        print("\n".join(pinned.messages), file=out)
+        return 0 if pinned.outcomes else 1
     outcome = pins.add(args.pin_persona, args.project, kind, value, added_by=CLI_AUTHOR, anywhere=True)
     print(outcome.message, file=out)
     return 0

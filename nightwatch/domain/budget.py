@@ -12,8 +12,9 @@ from dataclasses import dataclass, fields, replace
 from nightwatch.domain.context import TurnContext
 from nightwatch.domain.memory import MEMORY
 from nightwatch.domain.memory.models import MemoryBlock
+from nightwatch.domain.models import Lesson
 from nightwatch.domain.pins import PINS, PackedPin, PinBlock
-from nightwatch.domain.sharing import SHARED, SharedBlock
+from nightwatch.domain.sharing import SHARED, SharedBlock, SharedItem
 
 _REPORTED = (MEMORY, PINS, SHARED)
 
@@ -44,6 +45,9 @@ class PromptBudget:
     shared_tokens: int = 0
     shared_sources: tuple[str, ...] = ()
     other_tokens: int = 0  # context sources the report has no line for
+    memory_shown: tuple[Lesson, ...] = ()  # the lessons injected, in prompt order (`context --full`)
+    shared_shown: tuple[SharedItem, ...] = ()  # the shared items injected, each with whose it is
+    system_prompt: str = ""  # the whole system prompt as the model gets it (`context --show`); "" when not laid out
 
     @property
     def total_tokens(self) -> int:
@@ -70,5 +74,7 @@ class PromptBudget:
             shared_total_items=shared.total_items,
             shared_tokens=known.tokens(SHARED),
             shared_sources=shared.sources,
+            memory_shown=memory.lessons,
+            shared_shown=shared.items,
             other_tokens=sum(part.tokens for part in known.parts if part.source not in _REPORTED),
         )

@@ -231,6 +231,7 @@ def deliberation_policy(settings: Settings) -> DeliberationPolicy:
         context_tokens=limits.context_tokens,
         model_window=limits.model_window,
         lease_for=timedelta(seconds=limits.lease_seconds),
+        turn_retries=limits.turn_retries,
         memory_tokens=settings.memory.token_budget,
         shared_tokens=settings.memory.shared_token_budget,
         pins_tokens=settings.pins.token_budget,

@@ -39,9 +39,10 @@ from nightwatch.adapters.slack import (
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation import DeliberationEngine, renew_every
 from nightwatch.domain.deliberation.ports import DeliberationLog
-from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.memory import MemoryService, MemoryTransfer
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.pins import PinService
+from nightwatch.domain.pins.ports import PinFiles
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.proactive import ProactiveService
 from nightwatch.domain.sharing import SharingService
@@ -139,8 +140,11 @@ class SlackModule(Module):
         admins: AdminCheck,
         channels: ChannelDirectory,
         watch: PinWatch,
+        files: PinFiles,
     ) -> PinCommands:
-        return PinCommands(pins=pins, personas=personas, admins=admins, channels=channels, changed=watch.sync)
+        return PinCommands(
+            pins=pins, personas=personas, admins=admins, channels=channels, files=files, changed=watch.sync
+        )
 
     @singleton
     @provider
@@ -192,9 +196,14 @@ class SlackModule(Module):
     @singleton
     @provider
     def provide_persona_admin(
-        self, personas: PersonaService, memory: MemoryService, admins: AdminCheck, client: WebClient
+        self,
+        personas: PersonaService,
+        memory: MemoryService,
+        transfer: MemoryTransfer,
+        admins: AdminCheck,
+        client: WebClient,
     ) -> PersonaAdmin:
-        return PersonaAdmin(personas=personas, memory=memory, admins=admins, client=client)
+        return PersonaAdmin(personas=personas, memory=memory, transfer=transfer, admins=admins, client=client)
 
     @singleton
     @provider

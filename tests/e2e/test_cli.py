@@ -156,6 +156,34 @@ def test_a_lesson_added_with_a_category_shows_it_and_search_gives_category_and_o
     assert "\n                        A gist exposed it; rotated in an hour.\n" in out
 
 
+def test_memory_show_and_search_filter_by_category(capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "memory", "add", "Maya", "The 2026-03-02 leak forced a key rotation.", "--category", "events")
+    run(
+        capsys, "memory", "add", "Maya", "Review dependency upgrades against their changelog.", "--category", "patterns"
+    )
+    run(capsys, "memory", "add", "Maya", "Dependency upgrade scripts live in ops/deps.")
+
+    code, out, _ = run(capsys, "memory", "show", "maya", "--category", "events")
+    assert code == 0
+    assert "1 lesson in events" in out
+    assert "leak forced a key rotation" in out
+    assert "changelog" not in out
+    assert "ops/deps" not in out
+
+    code, out, _ = run(capsys, "memory", "search", "maya", "dependency upgrades", "--category", "patterns", "--json")
+    assert code == 0
+    found = json.loads(out)
+    assert found["category"] == "patterns"
+    assert [row["text"] for row in found["results"]] == ["Review dependency upgrades against their changelog."]
+
+    code, out, _ = run(capsys, "memory", "search", "maya", "dependency upgrades", "--category", "cases")
+    assert (code, out.strip()) == (0, "No lessons in cases match 'dependency upgrades'.")
+
+    code, _, err = run(capsys, "memory", "show", "maya", "--category", "gossip")
+    assert code == 2
+    assert "gossip" in err
+
+
 def test_memory_show_reports_the_lines_it_could_not_read(capsys: pytest.CaptureFixture[str], home: Path) -> None:
     file = home / "agents" / "carlos" / "memories" / "p" / "main.md"
     file.parent.mkdir(parents=True)
@@ -325,6 +353,34 @@ def test_history_shows_how_deliberations_ended_including_one_cut_off(
     assert "running" in lines[0]
     assert "Rotate the signing key" in lines[0]
     assert any(word in lines[1] for word in ("APPROVE", "CHANGES", "HUMAN"))
+
+
+def test_memory_clear_needs_yes_and_rollback_brings_the_lessons_back(
+    capsys: pytest.CaptureFixture[str], home: Path
+) -> None:
+    run(capsys, "memory", "add", "Maya", "Rotate every signing key after a leak.", "--project", "api")
+    run(capsys, "memory", "add", "Maya", "Audit the vault after every key rotation.", "--project", "api")
+    file = home / "agents" / "maya" / "memories" / "api" / "main.md"
+    before = file.read_text()
+
+    code, _, err = run(capsys, "memory", "clear", "maya", "--project", "api")
+    assert code == 2
+    assert "add --yes to confirm" in err
+    assert file.read_text() == before
+
+    code, out, _ = run(capsys, "memory", "clear", "maya", "--project", "api", "--yes")
+    assert code == 0
+    assert out.startswith("Cleared Maya's memory of api (2 lessons). Undo: nightwatch memory rollback maya")
+    assert "0 lessons" in run(capsys, "memory", "show", "maya", "--project", "api")[1]
+
+    code, out, _ = run(capsys, "memory", "rollback", "maya", "--project", "api")
+    assert code == 0
+    assert file.read_text() == before
+    assert "2 lessons" in run(capsys, "memory", "show", "maya", "--project", "api")[1]
+
+    code, _, err = run(capsys, "memory", "clear", "carlos", "--project", "api", "--yes")
+    assert code != 0
+    assert "Carlos has no memory of api to clear." in err
 
 
 def test_deliberate_exits_3_when_no_persona_got_an_answer_from_the_model(

@@ -198,3 +198,79 @@ def test_project_wide_pins_reach_every_persona_and_a_persona_s_own_go_with_it(
     code, _, err = run(capsys, "pin", "remove", "2")
     assert code == 1
     assert "There is no pin #2" in err
+
+
+def test_context_full_lists_what_went_in_and_show_prints_the_system_prompt(
+    capsys: pytest.CaptureFixture[str], doc: Path
+) -> None:
+    doc.write_text("The gateway terminates TLS for every service.")
+    assert run(capsys, "pin", "add", "maya", str(doc), "--project", "demo")[0] == 0
+    run(capsys, "memory", "add", "maya", "Rotate every signing key after a leak.", "--category", "patterns")
+    run(capsys, "memory", "add", "priya", "The login tests cover token expiry.", "--project", "demo")
+    run(capsys, "memory", "add", "maya", "Audit the vault after every key rotation.", "--project", "demo")
+    assert run(capsys, "share", "priya", "--with", "maya", "--project", "demo")[0] == 0
+
+    code, out, _ = run(capsys, "context", "maya", "--project", "demo", "--topic", "key rotation", "--full")
+    assert code == 0
+    assert "Injected lessons (1):" in out
+    assert "Audit the vault after every key rotation." in out
+    assert "Rotate every signing key" not in out  # another project's
+    assert f"#1  file {doc} · " in out
+    assert "· whole" in out
+    assert "Shared by teammates (1):" in out
+    assert "from Priya (lesson): The login tests cover token expiry." in out
+
+    code, shown, _ = run(capsys, "context", "maya", "--project", "demo", "--topic", "key rotation", "--show")
+    assert code == 0
+    assert "<memory>" in shown
+    assert "Audit the vault after every key rotation." in shown
+    assert "The gateway terminates TLS for every service." in shown
+    assert "The login tests cover token expiry." in shown
+    assert "key rotation" in shown  # the interaction context, topic included
+    assert "Injected lessons" not in shown
+
+
+def test_a_folder_pins_each_text_file_in_it_and_skips_what_is_not_text(
+    capsys: pytest.CaptureFixture[str], doc: Path
+) -> None:
+    docs = doc.parent
+    (docs / "RUNBOOK.md").write_text("Restart the gateway with make restart.\n")
+    (docs / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (docs / "deep").mkdir()
+    (docs / "deep" / "NOTES.md").write_text("Deep notes.\n")
+    code, out, err = run(capsys, "pin", "add", "maya", str(docs), "--project", "demo")
+    assert code == 0, err
+    assert out.count("Pinned file") == 2
+    assert f"Skipped {docs / 'logo.png'}:" in out
+    listed = run(capsys, "pin", "list", "maya", "--project", "demo")[1]
+    assert "ARCHITECTURE.md" in listed
+    assert "RUNBOOK.md" in listed
+    assert "NOTES.md" not in listed  # not recursive unless asked
+
+    code, out, _ = run(capsys, "pin", "add", "maya", str(docs), "--recursive", "--project", "demo")
+    assert code == 0
+    assert "NOTES.md" in run(capsys, "pin", "list", "maya", "--project", "demo")[1]
+
+
+def test_a_glob_pins_the_files_it_matches_and_more_than_50_are_refused(
+    capsys: pytest.CaptureFixture[str], doc: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = doc.parent
+    (docs / "notes.txt").write_text("Not markdown.\n")
+    code, out, err = run(capsys, "pin", "add", "maya", f"{docs}/*.md", "--project", "demo")
+    assert code == 0, err
+    assert out.count("Pinned file") == 1
+    assert "notes.txt" not in run(capsys, "pin", "list", "maya", "--project", "demo")[1]
+
+    many = docs / "many"
+    many.mkdir()
+    for n in range(51):
+        (many / f"note{n}.md").write_text(f"Note {n}.\n")
+    code, _, err = run(capsys, "pin", "add", "maya", str(many), "--project", "demo")
+    assert code == 2
+    assert "names 51 files; at most 50 can be pinned at once" in err
+
+    monkeypatch.setenv("NIGHTWATCH_PIN_ROOTS", str(many))
+    code, _, err = run(capsys, "pin", "add", "maya", f"{docs}/*.md", "--project", "demo")
+    assert code == 2
+    assert "outside the folders NIGHTWATCH_PIN_ROOTS allows" in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -121,7 +122,26 @@ def test_edit_saves_what_the_editor_wrote(
     code, out, _ = run(capsys, "memory", "edit", "maya", "--project", "demo")
     assert code == 0
     assert "Saved Maya's memory of demo." in out
-    assert memory_file(home).read_text(encoding="utf-8") == HAND_MADE + "- Added in the editor.\n"
+    # appended at the end, under the history's header: a live lesson of its own, not a superseded one
+    live, history = HAND_MADE.split("## Superseded\n")
+    today = datetime.now(UTC).date().isoformat()
+    added = f"## {today} · edit\n- Added in the editor.\n\n"
+    assert memory_file(home).read_text(encoding="utf-8") == f"{live}{added}## Superseded\n{history}"
+    shown = run(capsys, "memory", "show", "maya", "--project", "demo")[1]
+    assert shown.index("Added in the editor.") < shown.index("Superseded:")
+
+
+def test_a_line_put_among_the_superseded_ones_stays_superseded(
+    capsys: pytest.CaptureFixture[str], home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seeded(capsys, home)
+    among = (
+        "path.write_text(path.read_text().replace('## Superseded\\n', '## Superseded\\n- Old way of doing it.\\n'))\n"
+    )
+    monkeypatch.setenv("EDITOR", editor(tmp_path, among))
+    assert run(capsys, "memory", "edit", "maya", "--project", "demo")[0] == 0
+    shown = run(capsys, "memory", "show", "maya", "--project", "demo")[1]
+    assert shown.index("Superseded:") < shown.index("Old way of doing it.")
 
 
 def test_edit_keeps_both_versions_when_someone_wrote_meanwhile(

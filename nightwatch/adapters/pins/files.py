@@ -16,6 +16,7 @@ so a turn can tell with one walk of the path whether to read the file again.
 from __future__ import annotations
 
 import errno
+import fnmatch
 import os
 import stat
 from collections.abc import Iterator, Sequence
@@ -31,6 +32,7 @@ from nightwatch.small_file import FLAGS, read_at_most
 MAX_BYTES = 256 * 1024
 ROOTS_SETTING = "NIGHTWATCH_PIN_ROOTS"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_GLOB = frozenset("*?[")
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
 
 
@@ -58,6 +60,33 @@ class SafePinFiles:
         if len(data) > self._max:  # it grew between the check and the read
             raise InvalidInputError(_too_large(full, len(data), self._max))
         return PinSnapshot(source=full, text=redact(_text(data, full)), stamp=_stamp(info))
+
+    def expand(self, path: str, *, anywhere: bool, recursive: bool, limit: int) -> list[str]:
+        """The files a folder or glob names (see PinFiles.expand); each is read through `read` afterwards."""
+        raw = path.strip()
+        parts = PurePosixPath(raw).parts
+        cut = next((at for at, part in enumerate(parts) if not _GLOB.isdisjoint(part)), len(parts))
+        root, below = self._locate(str(PurePosixPath(*parts[:cut])) if cut else ".", anywhere=anywhere)
+        base = _joined(root, below)
+        pattern = "/".join(parts[cut:])
+        if not pattern and not os.path.isdir(base):
+            return [raw]
+        real = os.path.realpath(base)
+        inside = real == os.path.realpath(root) or real.startswith(os.path.join(os.path.realpath(root), ""))
+        if os.path.islink(base) or not os.path.isdir(base) or not inside:
+            raise InvalidInputError(
+                f"{shown(base, 80)} is not a folder to pin from; give a folder, a file or a pattern."
+            )
+        deep = recursive or "**" in pattern or "/" in pattern
+        found = sorted(_files_below(base, deep, pattern))
+        if len(found) > limit:
+            raise InvalidInputError(
+                f"{shown(raw, 80)} names {len(found)} files; at most {limit} can be pinned at once. "
+                "Pin a smaller folder or a narrower pattern (docs/*.md)."
+            )
+        if not found:
+            raise NotFoundError(f"{shown(raw, 80)} names no file to pin.")
+        return found
 
     def stamp(self, path: str) -> str | None:
         """The stamp of the file at `path` now, or None when it is missing; raises when it may not be pinned."""
@@ -180,6 +209,26 @@ def _is_link(folder: int, name: str) -> bool:
 def _present(root: Path, parts: tuple[str, ...]) -> bool:
     """Whether root/parts names something (a file, a link, anything): the root a relative path resolves against."""
     return os.path.lexists(os.path.join(root, *parts))
+
+
+def _files_below(base: str, deep: bool, pattern: str) -> Iterator[str]:
+    """The regular files in `base` (and below it when `deep`) whose path below it matches `pattern` (any when "").
+
+    Hidden files and folders are left out, and links are not followed: a folder reached through one is not entered.
+    """
+    for folder, folders, names in os.walk(base, followlinks=False):
+        folders[:] = [name for name in folders if not name.startswith(".")] if deep else []
+        for name in names:
+            full = os.path.join(folder, name)
+            below = os.path.relpath(full, base)
+            if name.startswith(".") or os.path.islink(full) or not os.path.isfile(full):
+                continue
+            if (
+                not pattern
+                or fnmatch.fnmatchcase(below, pattern)
+                or fnmatch.fnmatchcase(below, pattern.replace("**/", ""))
+            ):
+                yield full
 
 
 def _not_regular(where: str, mode: int) -> str:

@@ -17,9 +17,10 @@ from slack_sdk.errors import SlackApiError
 
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.admins import AdminCheck
-from nightwatch.adapters.slack.blocks import Block, escape, mrkdwn
+from nightwatch.adapters.slack.blocks import Block, clip, escape, mrkdwn
 from nightwatch.adapters.slack.held import HeldReview
 from nightwatch.adapters.slack.home import HomeTab
+from nightwatch.adapters.slack.memory_words import category_and_lesson, category_filter, clear_blocks
 from nightwatch.adapters.slack.persona_modal import persona_modal
 from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
@@ -29,8 +30,8 @@ from nightwatch.domain.deliberation import DeliberationEngine, find_persona, val
 from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError
 from nightwatch.domain.inputs import shown
-from nightwatch.domain.memory import CATEGORIES, MemoryService, unread_summary, validate_category, validate_query
-from nightwatch.domain.models import Category, Persona
+from nightwatch.domain.memory import MemoryService, unread_summary, validate_query
+from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService, project_slug
 from nightwatch.domain.ports import Clock
 
@@ -39,8 +40,7 @@ log = logging.getLogger(__name__)
 _PERSON_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^<>]*)?>")
 
 COMMAND = "/nightwatch"
-# A category misspelt the likely ways (a singular, a plural): refused with the six names rather than kept as words.
-_NEAR_CATEGORIES = frozenset({"profiles", "preference", "entity", "event", "case", "pattern"})
+REPORT_MAX = 3500  # characters of a report in one message (Slack shows at most 4,000 in a message's text)
 UNEXPECTED = "Something went wrong on our side; the error was logged. Try again in a moment."
 
 
@@ -153,10 +153,10 @@ class SlashCommands:
 
     def ask(self, call: Invocation, rest: str) -> Reply | None:
         topic = validate_topic(rest)
+        # The topic as the app repeats it: the asker's own mentions of people stay, broadcasts and groups never ping.
+        echo = sanitize(topic, allowed_users={call.user, *_PERSON_MENTION.findall(topic)})
         try:
-            posted = self._client.chat_postMessage(
-                channel=call.channel, text=f"<@{call.user}> asked: {_echo(call, topic)}"
-            )
+            posted = self._client.chat_postMessage(channel=call.channel, text=f"<@{call.user}> asked: {echo}")
         except SlackApiError as err:
             if err.response["error"] in ("not_in_channel", "channel_not_found"):
                 return Reply("I am not in this channel yet: invite me with `/invite` and ask again.")
@@ -183,24 +183,39 @@ class SlashCommands:
 
     def memory(self, call: Invocation, rest: str) -> Reply:
         first, after = _first_word(rest)
+        if first.lower() == "clear":
+            return self._clear(call, after)
         if first.lower() == "search":
-            persona, query = self._persona_and_rest(after)
+            persona, words = self._persona_and_rest(after)
+            category, query = category_filter(words)
             if not query:
                 raise InvalidInputError(f"Give words to search for: `{COMMAND} memory search {persona.name} tokens`.")
             query = validate_query(query)
             project = self._channels.project_for(call.channel)
-            found = [hit.lesson for hit in self._memory.search(persona, project, query)]
-            title = f"*{escape(persona.name)}*: {len(found)} lessons about *{escape(project)}* match _{escape(query)}_"
+            found = [hit.lesson for hit in self._memory.search(persona, project, query, category=category)]
+            about = f"lessons in {category}" if category else "lessons"
+            title = f"*{escape(persona.name)}*: {len(found)} {about} about *{escape(project)}* match _{escape(query)}_"
             return Reply(f"{persona.name}'s memory search", memory_blocks(persona, project, found, title=title))
+        persona, words = self._persona_and_rest(rest)
+        category, project_name = category_filter(words)
+        project = project_slug(project_name) if project_name else self._channels.project_for(call.channel)
+        lessons = self._memory.lessons(persona, project, category=category)
+        unread = unread_summary(self._memory.unread_lines(persona, project))
+        title = f"*{escape(persona.name)}* remembers {len(lessons)} lessons in {category} about *{project}*"
+        blocks = memory_blocks(persona, project, lessons, title=title if category else "", unread=unread)
+        return Reply(f"{persona.name}'s memory of {project}", blocks)
+
+    def _clear(self, call: Invocation, rest: str) -> Reply:
+        """Ask before clearing: the Clear button (behind a confirm dialog) does it."""
+        self._admins.require(call.user, "clear memories")
         persona, project_name = self._persona_and_rest(rest)
         project = project_slug(project_name) if project_name else self._channels.project_for(call.channel)
-        lessons = self._memory.lessons(persona, project)
-        unread = unread_summary(self._memory.unread_lines(persona, project))
-        return Reply(f"{persona.name}'s memory of {project}", memory_blocks(persona, project, lessons, unread=unread))
+        held = len(self._memory.lessons(persona, project)) + len(self._memory.history(persona, project))
+        return Reply(f"Clear {persona.name}'s memory of {project}?", clear_blocks(persona, project, held))
 
     def remember(self, call: Invocation, rest: str) -> Reply:
         persona, words = self._persona_and_rest(rest)
-        category, text = _category_and_lesson(words)
+        category, text = category_and_lesson(words)
         project = self._channels.project_for(call.channel)
         if (reason := self._held.screen(call.user, text)) is not None:
             return Reply(self._held.hold([persona], project, text, reason, author=call.user, category=category))
@@ -227,10 +242,13 @@ class SlashCommands:
         raise NotFoundError(f"{persona.name} has no lesson with id {lesson_id!r}; `{COMMAND} memory` shows the ids.")
 
     def context(self, call: Invocation, rest: str) -> Reply:
-        persona, _ = self._persona_and_rest(rest)
+        persona, more = self._persona_and_rest(rest)
+        if more and more.lower() != "full":
+            raise InvalidInputError(f"Use `{COMMAND} context {persona.name}`, or add `full` to list what went in.")
         project = self._channels.project_for(call.channel)
         budget = self._engine.context_budget(persona.name, project)
-        return Reply(f"```{escape(render_budget(persona, project, budget))}```")
+        report = render_budget(persona, project, budget, full=bool(more))
+        return Reply(f"```{escape(clip(report, REPORT_MAX))}```")
 
     def project(self, call: Invocation, rest: str) -> Reply:
         if not rest:
@@ -239,10 +257,8 @@ class SlashCommands:
         slug = project_slug(rest)
         self._admins.require(call.user, "change a channel's project")  # it re-points deliberations and teaching
         self._state.map_channel(call.channel, slug, self._clock.now())
-        return Reply(
-            f"This channel now maps to the project *{slug}*: personas use their memory of {slug} here, and may "
-            "post a short observation when the channel has been quiet for a while."
-        )
+        maps = f"This channel now maps to the project *{slug}*: personas use their memory of {slug} here, and may "
+        return Reply(maps + "post a short observation when the channel has been quiet for a while.")
 
     def history(self, call: Invocation, rest: str) -> Reply:
         recent = self._log.recent(10, thread_prefix=f"{call.channel}:")
@@ -279,22 +295,3 @@ def _first_word(text: str) -> tuple[str, str]:
     """The first word of `text` and the rest after the white space that follows it ('' when there is none)."""
     words = text.split(maxsplit=1)
     return (words[0] if words else ""), (words[1] if len(words) > 1 else "")
-
-
-def _category_and_lesson(text: str) -> tuple[Category | None, str]:
-    """`events: the outage…` as its category and lesson; text without such a first word is all lesson.
-
-    A first word that looks meant as a category but is none (`event:`) is refused with the six names.
-    """
-    first, rest = _first_word(text)
-    if not first.endswith(":"):
-        return None, text
-    name = first[:-1].lower()
-    if name in CATEGORIES or name in _NEAR_CATEGORIES:
-        return validate_category(name), rest
-    return None, text
-
-
-def _echo(call: Invocation, topic: str) -> str:
-    """The topic as the app repeats it: the asker's own mentions of people stay, broadcasts and groups never ping."""
-    return sanitize(topic, allowed_users={call.user, *_PERSON_MENTION.findall(topic)})

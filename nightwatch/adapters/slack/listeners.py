@@ -20,6 +20,7 @@ from nightwatch.adapters.slack.commands import COMMAND, UNEXPECTED, Invocation, 
 from nightwatch.adapters.slack.held import HELD_APPROVE, HELD_DROP, HeldReview
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.lesson_notes import LessonNotes, strike
+from nightwatch.adapters.slack.memory_words import MEMORY_CLEAR, ClearTarget
 from nightwatch.adapters.slack.persona_admin import FormError, PersonaAdmin
 from nightwatch.adapters.slack.persona_modal import CALLBACK_ID
 from nightwatch.adapters.slack.teaching import Mention, Posted, ThreadTeaching
@@ -85,6 +86,7 @@ class Listeners:
         app.action(PERSONA_EDIT)(self.on_persona_edit)
         app.action(PERSONA_DELETE)(self.on_persona_delete)
         app.action(LESSON_FORGET)(self.on_forget)
+        app.action(MEMORY_CLEAR)(self.on_clear)
         app.action(TEACH_FORGET)(self.on_teach_forget)
         app.action(TEACH_KEEP)(self.on_teach_keep)
         app.action(HELD_APPROVE)(self.on_held_approve)
@@ -189,6 +191,17 @@ class Listeners:
                 _tell(body, respond, client, f"{persona.name} forgot `{lesson.id}`: {lesson.text}")
 
         self._guard(body, respond, client, forget)
+
+    def on_clear(self, ack: Ack, body: Body, action: Body, respond: Respond, client: WebClient) -> None:
+        ack()
+
+        def clear() -> None:
+            persona, held = self._admin.clear(_user(body), ClearTarget.decode(str(action.get("value") or "")))
+            self._home.publish(_user(body))
+            lessons = f"{held} lesson{'' if held == 1 else 's'}"
+            _tell(body, respond, client, f"Cleared {persona.name}'s memory ({lessons}); rollback brings it back.")
+
+        self._guard(body, respond, client, clear)
 
     def on_teach_forget(self, ack: Ack, body: Body, action: Body, respond: Respond, client: WebClient) -> None:
         ack()

@@ -12,10 +12,11 @@ from typing import Any
 from slack_sdk import WebClient
 
 from nightwatch.adapters.slack.admins import AdminCheck
+from nightwatch.adapters.slack.memory_words import ClearTarget
 from nightwatch.adapters.slack.persona_modal import Submission, field_errors, persona_modal, to_draft
 from nightwatch.adapters.slack.views import ForgetTarget
 from nightwatch.domain.errors import ConflictError, InvalidInputError, NightWatchError
-from nightwatch.domain.memory import MemoryService
+from nightwatch.domain.memory import MemoryService, MemoryTransfer
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.personas import PersonaOutcome, PersonaService, persona_slug
 
@@ -32,10 +33,17 @@ class PersonaAdmin:
     """The admin-only persona and memory actions behind the Slack buttons and modals."""
 
     def __init__(
-        self, *, personas: PersonaService, memory: MemoryService, admins: AdminCheck, client: WebClient
+        self,
+        *,
+        personas: PersonaService,
+        memory: MemoryService,
+        transfer: MemoryTransfer,
+        admins: AdminCheck,
+        client: WebClient,
     ) -> None:
         self._personas = personas
         self._memory = memory
+        self._transfer = transfer
         self._admins = admins
         self._client = client
 
@@ -88,6 +96,12 @@ class PersonaAdmin:
         if not self._authored(user, persona, target):
             self._admins.require(user, "forget lessons")
         return persona, self._memory.forget(persona, target.project, target.lesson)
+
+    def clear(self, user: str, target: ClearTarget) -> tuple[Persona, int]:
+        """Clear a persona's memory of a project (admins only); returns the persona and how many lessons it held."""
+        self._admins.require(user, "clear memories")
+        persona = self._personas.get(target.persona)
+        return persona, self._transfer.clear(persona, target.project)
 
     def _authored(self, user: str, persona: Persona, target: ForgetTarget) -> bool:
         """Whether `user` wrote the lesson the button points at (its author is their Slack user id)."""

@@ -23,12 +23,14 @@ from nightwatch.domain.pins import (
     PinService,
     PinView,
     label_of,
+    pin_files,
     validate_pin_id,
     validate_pin_path,
     validate_pin_text,
     validate_pin_url,
 )
 from nightwatch.domain.pins.models import PinKind, PinStatus
+from nightwatch.domain.pins.ports import PinFiles
 
 LISTED_MAX = 100  # pins shown in one answer; the rest are counted
 _LINK = re.compile(r"^<?(https?://[^\s|<>]+)(?:\|[^<>]*)?>?$", re.IGNORECASE)  # Slack may send <url> or <url|label>
@@ -48,9 +50,11 @@ class PinCommands:
         personas: PersonaService,
         admins: AdminCheck,
         channels: ChannelDirectory,
+        files: PinFiles,
         changed: Callable[[], object] = lambda: None,
     ) -> None:
         self._pins = pins
+        self._files = files
         self._personas = personas
         self._admins = admins
         self._channels = channels
@@ -71,10 +75,16 @@ class PinCommands:
         project = self._channels.project_for(call.channel)
         if action.lower() == "file":
             persona, path = self._persona_and_rest(after)
-            kind, value = PinKind.FILE, validate_pin_path(path or _missing("the file's path"))
-        else:
-            persona, what = self._persona_and_rest(rest)
-            kind, value = _page_or_text(what or _missing("a URL or the text"))
+            recursive = path.split()[-1:] == ["recursive"]
+            path = path.rsplit(None, 1)[0] if recursive and len(path.split()) > 1 else path
+            value = validate_pin_path(path or _missing("the file's path"))
+            pinned = pin_files(
+                self._pins, self._files, persona, project, value, added_by=call.user, recursive=recursive
+            )
+            self._changed()
+            return Reply("Pinned", text_blocks("\n".join(f"• {escape(message)}" for message in pinned.messages)))
+        persona, what = self._persona_and_rest(rest)
+        kind, value = _page_or_text(what or _missing("a URL or the text"))
         outcome = self._pins.add(persona, project, kind, value, added_by=call.user, anywhere=False)
         self._changed()
         return Reply(escape(outcome.message))

@@ -6,6 +6,8 @@ is stored, without calling the model; a source that cannot be read is left out, 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from nightwatch.domain.budget import PromptBudget
 from nightwatch.domain.context import ContextAsk, ContextReader
 from nightwatch.domain.deliberation.models import DEFAULT_KIND
@@ -46,12 +48,15 @@ class ContextBudget:
             window = self._thread.peek(latest.thread, [ThreadMessage(t.persona, t.text, t.persona) for t in turns])
             topic = topic or latest.topic
         known = self._known.read(ContextAsk(persona, project, topic, window.recent_text(), policy.budgets))
-        return self._compiler.budget(
+        context = InteractionPrompt(project, DEFAULT_KIND, 1, policy.rounds, topic).render()
+        budget = self._compiler.budget(
             persona,
             mode=DEFAULT_KIND,
             known=known,
-            context=InteractionPrompt(project, DEFAULT_KIND, 1, policy.rounds, topic).render(),
+            context=context,
             thread=ThreadPrompt(summary="", messages=window.recent).render(),
             summary=window.summary,
             window=self._model_window,
         )
+        system = self._compiler.compile(persona, mode=DEFAULT_KIND, known=known, context=context)
+        return replace(budget, system_prompt=system.text)

@@ -2,9 +2,9 @@
 
 The engine takes the policy once when a deliberation starts (or is taken over) and keeps it in the run's state, so a
 deliberation finishes with the bounds it started with while the next one sees a reload. Only the bounds a run reads
-from its state change between runs (rounds, replies, contributors, the lead, retries, turn words, the memory and
-shared budgets); the engine and its turns read the rest (reply length, thread window, model window, lease) once,
-when they are built.
+from its state change between runs (rounds, replies, contributors, the lead, retries of the lead's decision and of a
+turn, turn words, the memory and shared budgets); the engine and its turns read the rest (reply length, thread
+window, model window, lease) once, when they are built.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ class DeliberationPolicy:
     context_tokens: int = 3000
     recent_messages: int = 12
     consensus_retries: int = 2
+    turn_retries: int = 1  # how many times a failed turn is asked again with the problem fed back (0-3)
     model_window: int = 200_000
     lease_for: timedelta = takeover.LEASE_FOR
     memory_tokens: int | None = None  # most tokens of memory in a turn's prompt; None: the memory service's own

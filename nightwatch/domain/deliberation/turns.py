@@ -136,7 +136,12 @@ class TurnTaker:
         tools = self.tools(state, persona)
         try:
             answer = answer_turn(
-                tools.answer, request, speaker=persona.name, others=self._names(state), words=self._words(state)
+                tools.answer,
+                request,
+                speaker=persona.name,
+                others=self._names(state),
+                words=self._words(state),
+                retries=state.policy.turn_retries,
             )
         finally:
             self.keep_tool_work(state, persona, tools)  # the usage of every call, both attempts, even a failed one
@@ -166,7 +171,7 @@ class TurnTaker:
         self._log.add_turn(state.id, turn)
         state.turns.append(turn)
         if answer.problem is not None:
-            state.poster.post_notice(skip_notice(persona.name, answer.problem))
+            state.poster.post_notice(skip_notice(persona.name, answer.problem, answer.attempts))
             return
         if posted:
             state.poster.post_turn(persona, text)

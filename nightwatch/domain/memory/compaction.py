@@ -16,11 +16,11 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
-from nightwatch.domain.errors import LLMError
+from nightwatch.domain.errors import LLMError, NotFoundError, StorageError
 from nightwatch.domain.llm import LLM, Purpose
 from nightwatch.domain.memory.answers import Candidate, ask, parse_candidates
 from nightwatch.domain.memory.cache import DocumentCache
-from nightwatch.domain.memory.format import MemoryDocument, lesson_id
+from nightwatch.domain.memory.format import MemoryDocument, lesson_id, new_document, parse
 from nightwatch.domain.memory.models import CompactionResult, flavour_for
 from nightwatch.domain.memory.ports import MemoryStore
 from nightwatch.domain.memory.reflection import CompactionItem, CompactionPrompt
@@ -251,3 +251,19 @@ def _done(before: int, result: Compacted) -> CompactionResult:
 
 def _lines(text: str) -> int:
     return len(text.splitlines())
+
+
+def clear(store: MemoryStore, persona: Persona, project: str) -> int:
+    """Empty a memory down to its title, keeping what it held as the previous version (as a compaction does, so
+    `rollback` brings it back); returns how many lessons it held. NotFoundError when there is nothing to clear.
+    """
+    for _ in range(3):  # a write between the read and the replace: read again
+        text = store.read(persona.slug, project)
+        held = len(parse(text).all_lessons()) if text else 0
+        if not held:
+            raise NotFoundError(f"{persona.name} has no memory of {project} to clear.")
+        if store.replace_keeping_previous(
+            persona.slug, project, text, new_document(f"{persona.name} · memory for {project}").render()
+        ):
+            return held
+    raise StorageError(f"{persona.name}'s memory of {project} kept changing; run clear again.")

@@ -16,7 +16,7 @@ block, laid into the system prompt with the other sources' (see domain/context.p
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
@@ -100,15 +100,17 @@ class MemoryBlock:
         return not self.lessons
 
     @classmethod
-    def fitted(cls, chosen: Sequence[Lesson], budget: int, total: int) -> MemoryBlock:
+    def fitted(
+        cls, chosen: Sequence[Lesson], budget: int, total: int, *, wrap: Callable[[str], str] = str
+    ) -> MemoryBlock:
         """The block of `chosen` (best first) rendered, dropping the lowest-ranked lesson until it fits `budget`.
 
-        The estimate is checked on the whole rendered block. The lesson dropped is the last unpinned one, or a pinned
-        one when nothing else is left.
+        The estimate is checked on the whole rendered block, as `wrap` lays it into the prompt (its header and
+        delimiters count too). The lesson dropped is the last unpinned one, or a pinned one when nothing else is left.
         """
         kept = list(chosen)
         text = _block_text(kept)
-        while kept and estimate_tokens(text) > budget:
+        while kept and estimate_tokens(wrap(text)) > budget:
             unpinned = [i for i, lesson in enumerate(kept) if not lesson.pinned]
             at = unpinned[-1] if unpinned else len(kept) - 1
             kept = kept[:at] + kept[at + 1 :]
@@ -239,7 +241,12 @@ class MemoryReading(Protocol):
 
 def memory_section(memory: MemoryBlock) -> str:
     """The memory block as the prompt carries it: its text made data (see `as_data`) inside the delimiters."""
-    return MemorySection(lessons=as_data(memory.text.strip())).render()
+    return section_text(memory.text)
+
+
+def section_text(lessons: str) -> str:
+    """Rendered lessons as the prompt carries them, header and delimiters included: what the budget is counted on."""
+    return MemorySection(lessons=as_data(lessons.strip())).render()
 
 
 def memory_part(memory: MemoryBlock) -> ContextPart:

@@ -88,8 +88,8 @@ def choose(
     *,
     allow_skip: bool = True,
 ) -> Curation:
-    """The category's rule where it applies; else restatements always merge, and otherwise a model's valid advice
-    wins over the deterministic rule."""
+    """The category's rule where it applies; else the rules' merge or supersession stands, and where they would
+    create, a model's valid advice that the rules do not refute (`_agrees`) wins."""
     live = doc.live()
     text = candidate.text
     if copies_several(text, live):
@@ -98,8 +98,8 @@ def choose(
     if fixed is not None:
         return fixed
     rule = decide(text, live, near(text, live, table))
-    if rule.action == "merge" or hint is None or not _usable(hint, text, live, allow_skip=allow_skip):
-        return rule
+    if rule.action != "create" or hint is None or not _usable(hint, text, live, allow_skip=allow_skip):
+        return rule  # what the rules found stands; a model may find what they missed
     return hint if _agrees(hint, text, live) else rule
 
 

@@ -26,12 +26,12 @@ from nightwatch.domain.memory.models import (
     CompactionResult,
     Discarded,
     MemoryBlock,
-    MemoryBlockPrompt,
     MemoryPolicy,
     PendingLesson,
     ReflectionContext,
     Remembered,
     UnreadLine,
+    section_text,
 )
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.memory.recording import Entry, Recorded, remembered
@@ -81,7 +81,7 @@ class MemoryService:
             use_model=policy.use_model_for_compaction,
             vectors=self._vectors.completed,
         )
-        self._overhead = estimate_tokens(MemoryBlockPrompt(lessons=()).render())
+        self._overhead = estimate_tokens(section_text(""))
         self._writer = LessonWriter(
             store=store,
             llm=llm,
@@ -116,7 +116,7 @@ class MemoryService:
         room = budget - self._overhead
         now, about = self.clock.now(), topic or query
         chosen = self.recall.select(live, query, now, room, snap.cost, vectors, about=about, prepared=prepared)
-        return MemoryBlock.fitted(chosen, budget, len(snap.live))
+        return MemoryBlock.fitted(chosen, budget, len(snap.live), wrap=section_text)  # its header counted too
 
     def rank_shared(self, persona: Persona, project: str, topic: str, thread: str = "") -> list[Scored]:
         """`persona`'s live lessons ranked for a teammate's turn as its own read ranks them; strictly read-only.
@@ -134,9 +134,9 @@ class MemoryService:
         now, about = self.clock.now(), topic or query
         return self.recall.rank(live, query, now, vectors, about=about, prepared=prepared)
 
-    def lessons(self, persona: Persona, project: str) -> list[Lesson]:
-        """Live lessons, in file order."""
-        return list(self._snapshot(persona, project).live)
+    def lessons(self, persona: Persona, project: str, *, category: Category | None = None) -> list[Lesson]:
+        """Live lessons, in file order; only those of `category` when one is given."""
+        return [lesson for lesson in self._snapshot(persona, project).live if category in (None, lesson.category)]
 
     def unread_lines(self, persona: Persona, project: str) -> list[UnreadLine]:
         """Lines of the file that are neither lessons nor structure (a hand edit gone wrong), kept as written."""
@@ -146,15 +146,16 @@ class MemoryService:
         """Superseded lessons, kept for people to see; never injected."""
         return self._snapshot(persona, project).doc.stale()
 
-    def search(self, persona: Persona, project: str, query: str, limit: int = 10) -> list[Scored]:
-        """Live lessons ranked as a read ranks them, with their score parts; only those the query is about.
-
-        An empty query ranks every lesson by the memory's own signals (pins, use, recency).
-        """
+    def search(
+        self, persona: Persona, project: str, query: str, limit: int = 10, *, category: Category | None = None
+    ) -> list[Scored]:
+        """Live lessons (of `category`, when given) ranked as a read ranks them, with their score parts; those the
+        query is about. An empty query ranks every lesson by the memory's own signals (pins, use, recency)."""
         limit = validate_search_limit(limit)
         snap = self._reader.ranked(persona.slug, check_slug(project))
         vectors = self._vectors.for_read(persona.slug, check_slug(project), snap)
         ranked = self.recall.rank(snap.live, query, self.clock.now(), vectors, prepared=snap.prepared)
+        ranked = [hit for hit in ranked if category in (None, hit.lesson.category)]
         if not query.strip():
             return ranked[:limit]
         wanted, floor = set(terms(query)), self.policy.search_similarity
@@ -251,7 +252,7 @@ class MemoryService:
         return self._compact(persona, check_slug(project))
 
     def rollback(self, persona: Persona, project: str) -> bool:
-        """Restore the version kept before the last compaction; False when there is none."""
+        """Restore the version kept before the last compaction or clear; False when there is none."""
         return self.store.rollback(persona.slug, check_slug(project))
 
     def retry(self, persona: Persona, project: str | None = None) -> list[Retried]:

@@ -1,6 +1,7 @@
 """Memory as its direct users reach it beside a turn's read and reflection: the tools a persona may call during its
 turn, `memory_recall` (search) and `remember` (record a lesson); and whole documents a person exports, edits and
-imports again (`MemoryTransfer`; format.merge_imported merges a file by lesson id).
+imports again (`MemoryTransfer`; format.merge_imported merges a file by lesson id; `settle_appended` files the lines
+a person appended at the end of a file, under its history, as live lessons).
 
 `MemoryTools` is bound to one persona, project and thread. Recall ranks exactly as `memory search` does and hands
 back the best few lessons with their ids, as data (`as_data`) inside a `<memory>` block. Remember goes through
@@ -13,12 +14,15 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import date
 from functools import cache
 from typing import ClassVar, Protocol
 
 from nightwatch.domain.errors import InvalidInputError
-from nightwatch.domain.memory.format import Merged, merge_imported
+from nightwatch.domain.memory.compaction import clear
+from nightwatch.domain.memory.document import Line
+from nightwatch.domain.memory.format import Merged, merge_imported, parse
 from nightwatch.domain.memory.lesson_text import QUERY_MAX, validate_query
 from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, LESSON_MAX, validate_category
 from nightwatch.domain.memory.ports import MemoryStore
@@ -225,9 +229,14 @@ class MemoryTransfer:
             self._memory.backfill(persona.slug, project)
         return outcome[0]
 
+    def clear(self, persona: Persona, project: str) -> int:
+        """Empty the memory to its title, the old version kept for `memory rollback`; how many lessons it held."""
+        return clear(self._store, persona, check_slug(project))
+
     def replace(self, persona: Persona, project: str, expected: str, text: str) -> bool:
         """Write `text` if the document still holds `expected`; False (nothing written) when someone wrote meanwhile."""
         project = check_slug(project)
+        text = settle_appended(expected, text, self._memory.clock.now().date())
         written: list[bool] = []
 
         def change(current: str) -> str:
@@ -238,3 +247,39 @@ class MemoryTransfer:
         if written[0] and text != expected:
             self._memory.backfill(persona.slug, project)
         return written[0]
+
+
+# --- a hand edit made whole -------------------------------------------------------------------------------------
+# A memory file ends with its `## Superseded` section once anything was superseded, so a lesson a person types at the
+# end of the file (`nightwatch memory edit`) lands under that header. Night Watch writes every history entry struck
+# through with its `superseded-by` mark, so a new, plain bullet after the last of them was not meant as history: it
+# moves into a dated section of its own (`## <day> · edit`). A bullet put among the history entries stays history.
+
+EDIT_KIND = "edit"
+
+
+def settle_appended(before: str, after: str, day: date) -> str:
+    """`after` with the new plain lessons that trail its history section moved into a live section dated `day`."""
+    doc = parse(after)
+    if not doc.sections or not doc.sections[-1].history:
+        return after
+    history = doc.sections[-1]
+    known = {lesson.id for lesson in parse(before).all_lessons()}
+    lines = list(history.lines)
+    end = len(lines)
+    while end and lines[end - 1].lesson is None and not (lines[end - 1].raw or "").strip():
+        end -= 1
+    start = end
+    while start and _appended(lines[start - 1], known):
+        start -= 1
+    if start == end:
+        return after
+    fresh = [replace(line.lesson, superseded_by=None) for line in lines[start:end] if line.lesson is not None]
+    kept = replace(history, lines=tuple(lines[:start] + lines[end:]))
+    return replace(doc, sections=(*doc.sections[:-1], kept)).append(fresh, day, EDIT_KIND, None).render()
+
+
+def _appended(line: Line, known: set[str]) -> bool:
+    """Whether the line is a lesson a person added plainly: new, neither struck through nor marked superseded."""
+    raw = line.raw or ""
+    return line.lesson is not None and line.lesson.id not in known and "~~" not in raw and "superseded-by:" not in raw

@@ -12,6 +12,7 @@ from nightwatch.domain.pins.block import (
     pin_text,
     stale_note,
 )
+from nightwatch.domain.pins.folders import PIN_FILES_MAX, PinnedFiles, is_glob, pin_files
 from nightwatch.domain.pins.inputs import (
     EVERY_PERSONA,
     PIN_PATH_MAX,
@@ -32,6 +33,7 @@ __all__ = [
     "EVERY_PERSONA",
     "PINS",
     "PINS_MAX",
+    "PIN_FILES_MAX",
     "PIN_PATH_MAX",
     "PIN_TEXT_MAX",
     "PIN_URL_MAX",
@@ -41,12 +43,15 @@ __all__ = [
     "PinOutcome",
     "PinService",
     "PinView",
+    "PinnedFiles",
     "PinsSection",
     "PinsSource",
     "cut_marker",
     "cut_pin_text",
     "fair_shares",
+    "is_glob",
     "label_of",
+    "pin_files",
     "pin_heading",
     "pin_source",
     "pin_text",

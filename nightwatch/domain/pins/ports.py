@@ -71,6 +71,13 @@ class PinFiles(Protocol):
         """
         ...
 
+    def expand(self, path: str, *, anywhere: bool, recursive: bool, limit: int) -> list[str]:
+        """The files a folder (its own, or every one below it with `recursive`) or a glob (`docs/*.md`, `**` for any
+        depth) names, sorted, as absolute paths; `[path]` for one file. Held to the roots as `read` is; links are
+        not followed. InvalidInputError when more than `limit` files match, NotFoundError when none does.
+        """
+        ...
+
     def stamp(self, path: str) -> str | None:
         """The stamp of the file at `path` now (compare with PinSnapshot.stamp), or None when it is missing.
 

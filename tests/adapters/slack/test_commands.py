@@ -127,6 +127,21 @@ def test_memory_search_finds_matching_lessons(stack: Stack, fake: FakeSlack) -> 
     assert "Backups" not in found
 
 
+def test_memory_and_memory_search_filter_by_category(stack: Stack, fake: FakeSlack) -> None:
+    stack.command(fake, "remember Maya events: the 2026-03-02 deploy leaked a key into the CI log.")
+    stack.command(fake, "remember Maya patterns: a leaked key is rotated the same day.")
+    listed = text_of(stack.command(fake, "memory maya category:events"))
+    assert "remembers 1 lessons in events about *general*" in listed
+    assert "deploy leaked a key" in listed
+    assert "rotated the same day" not in listed
+    found = text_of(stack.command(fake, "memory search Maya category:patterns leaked key"))
+    assert "rotated the same day" in found
+    assert "deploy leaked a key" not in found
+    refused = text_of(stack.command(fake, "memory maya category:gossip"))
+    assert "gossip" in refused
+    assert "events" in refused
+
+
 @pytest.mark.skipif(not embeddings.available(), reason="the all-MiniLM-L6-v2 package is not installed")
 def test_memory_search_finds_a_lesson_worded_differently(stack: Stack, fake: FakeSlack) -> None:
     stack.command(fake, "remember Maya Rotate the signing keys after every incident.")
@@ -145,6 +160,16 @@ def test_forget_is_for_admins_only(stack: Stack, fake: FakeSlack) -> None:
     done = stack.command(fake, f"forget Carlos {lesson.id}", user=ADMIN)
     assert f"forgot `{lesson.id}`" in text_of(done)
     assert stack.memory.lessons(stack.personas.get("Carlos"), "general") == []
+
+
+def test_context_full_lists_the_lessons_that_went_into_the_prompt(stack: Stack, fake: FakeSlack) -> None:
+    stack.command(fake, f"remember Maya events: {LESSON}")
+    report = text_of(stack.command(fake, "context Maya full"))
+    assert "Injected lessons (1):" in report
+    assert f"[events] {LESSON}" in report
+    assert "Pinned documents (0):" in report
+    assert "Injected lessons" not in text_of(stack.command(fake, "context Maya"))
+    assert "add `full` to list what went in" in text_of(stack.command(fake, "context Maya everything"))
 
 
 def test_domain_errors_come_back_as_their_message(stack: Stack, fake: FakeSlack) -> None:

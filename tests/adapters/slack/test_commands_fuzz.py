@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nightwatch.adapters.pins import SafePinFiles
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.commands import Invocation, SlashCommands
 from nightwatch.adapters.slack.held import HeldReview
@@ -96,7 +97,11 @@ def commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SlashCo
                     more={
                         **ShareCommands(sharing=stack.sharing, admins=admins, channels=channels).handlers(),
                         **PinCommands(
-                            pins=stack.pins, personas=stack.personas, admins=admins, channels=channels
+                            pins=stack.pins,
+                            personas=stack.personas,
+                            admins=admins,
+                            channels=channels,
+                            files=SafePinFiles(stack.settings.pins.roots),
                         ).handlers(),
                     },
                 ),

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from nightwatch.adapters.slack.memory_words import MEMORY_CLEAR
 from nightwatch.adapters.slack.views import ForgetTarget
 from nightwatch.domain.errors import NotFoundError
 from tests import payloads
@@ -162,3 +163,32 @@ def test_a_button_with_a_malformed_value_gets_a_clear_answer(
     assert answer in reply["text"]
     assert reply["response_type"] == "ephemeral"
     assert len(stack.personas.list()) == 4  # nothing was deleted
+
+
+def test_memory_clear_asks_with_a_confirm_dialog_then_the_button_clears_and_rollback_restores(
+    stack: Stack, fake: FakeSlack
+) -> None:
+    carlos = stack.personas.get("Carlos")
+    stack.memory.remember(carlos, "general", "Write the ADR before the migration, not after.")
+    refused = stack.command(fake, "memory clear Carlos", user="U3")
+    assert "Only Night Watch admins can clear memories" in str(refused)
+
+    asked = stack.command(fake, "memory clear Carlos", user=ADMIN)
+    [button] = [e for b in asked["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert button["action_id"] == MEMORY_CLEAR
+    assert button["confirm"]["confirm"]["text"] == "Clear"
+    assert stack.memory.lessons(carlos, "general")  # nothing cleared before the click
+
+    stack.dispatch(payloads.block_action(MEMORY_CLEAR, button["value"], user="U3", channel="C1"))
+    fake.wait_for(lambda: bool(fake.ephemerals("C1", "U3")))
+    assert "Only Night Watch admins can clear memories" in fake.ephemerals("C1", "U3")[0]["text"]
+    assert stack.memory.lessons(carlos, "general")
+
+    stack.dispatch(payloads.block_action(MEMORY_CLEAR, button["value"], user=ADMIN, channel="C1"))
+    fake.wait_for(lambda: bool(fake.ephemerals("C1", ADMIN)))
+    assert "Cleared Carlos's memory (1 lesson)" in fake.ephemerals("C1", ADMIN)[0]["text"]
+    assert stack.memory.lessons(carlos, "general") == []
+    assert stack.memory.rollback(carlos, "general")
+    assert [lesson.text for lesson in stack.memory.lessons(carlos, "general")] == [
+        "Write the ADR before the migration, not after."
+    ]

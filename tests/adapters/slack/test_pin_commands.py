@@ -94,7 +94,6 @@ def test_a_file_under_a_root_is_pinned_by_its_path_relative_to_the_root(
         ("../secret.txt", "climbs up with"),
         ("{outside}", "outside the folders NIGHTWATCH_PIN_ROOTS allows"),
         ("docs/link.md", "symbolic link"),
-        ("docs", "is a folder"),
         ("docs/missing.md", "There is no file at"),
     ],
 )
@@ -105,6 +104,20 @@ def test_files_outside_the_roots_or_behind_links_are_refused(
     answer = stack.command(fake, f"pin file Maya {path.format(outside=root.parent / 'secret.txt')}", user=ADMIN)
     assert says in text_of(answer)
     assert stack.pins.list() == []
+
+
+def test_a_folder_or_a_glob_under_a_root_pins_each_file(stack: Stack, fake: FakeSlack, root: Path) -> None:
+    (root / "docs" / "RUNBOOK.md").write_text("Restart the gateway with make restart.\n")
+    (root / "docs" / "old").mkdir()
+    (root / "docs" / "old" / "NOTES.md").write_text("Old notes.\n")
+    (root / "docs" / "link.md").symlink_to(root.parent / "secret.txt")  # never followed
+    answer = text_of(stack.command(fake, "pin file Maya docs", user=ADMIN))
+    assert answer.count("Pinned file") == 2
+    assert "link.md" not in answer
+    assert "NOTES.md" not in answer
+    answer = text_of(stack.command(fake, "pin file Maya docs/**/*.md recursive", user=ADMIN))
+    assert "NOTES.md" in answer
+    assert len(stack.pins.list()) == 3
 
 
 def test_without_roots_slack_cannot_pin_files(home: Path, fake: FakeSlack, root: Path) -> None:

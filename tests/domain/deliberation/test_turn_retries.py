@@ -130,6 +130,20 @@ def test_two_failures_give_up_with_the_last_problem_and_no_third_call() -> None:
     assert len(llm.requests) == 2
 
 
+@pytest.mark.parametrize("retries", [0, 1, 2, 3])
+def test_a_failed_answer_is_asked_again_as_many_times_as_the_retries_say(retries: int) -> None:
+    llm = ScriptedLLM().script(Purpose.TURN, *([LLMOutputError("no text")] * 5))
+    answer = answer_turn(llm.complete, request(), speaker="Maya", others=TEAM_NAMES, words=50, retries=retries)
+    assert (answer.attempts, answer.text) == (retries + 1, "")
+    assert len(llm.requests) == retries + 1
+
+
+def test_the_last_of_several_retries_may_succeed() -> None:
+    llm = ScriptedLLM().script(Purpose.TURN, "", "", "Rotate the key.")
+    answer = answer_turn(llm.complete, request(), speaker="Maya", others=TEAM_NAMES, words=50, retries=2)
+    assert (answer.text, answer.attempts, answer.problem) == ("Rotate the key.", 3, None)
+
+
 # --- in a deliberation ---------------------------------------------------------------------------------------------
 
 
@@ -186,3 +200,20 @@ def test_tool_calls_of_a_failed_first_attempt_are_kept_and_counted_after_the_ret
     retry = s.llm.calls(Purpose.TURN)[2]
     assert retry.messages[-2] == ChatMessage("assistant", "(no answer)")
     assert "the answer was empty" in retry.messages[-1].content
+
+
+def test_the_policy_sets_the_retries_and_the_notice_says_how_many_tries() -> None:
+    failure = LLMUnavailableError("down")
+    llm = ScriptedLLM().script(Purpose.TURN, failure, failure, failure)
+    s = stage(llm=llm, policy=DeliberationPolicy(max_rounds=1, turn_retries=2))
+    poster = RecordingPoster()
+    s.engine.run(ask("Maya: rotate keys?"), poster)
+    assert poster.notices[0].startswith("Maya was skipped this turn, even after a third try: the model could not")
+
+
+def test_no_retries_skips_a_failed_turn_at_once() -> None:
+    llm = ScriptedLLM().script(Purpose.TURN, "", "never asked")
+    s = stage(llm=llm, policy=DeliberationPolicy(max_rounds=1, turn_retries=0))
+    poster = RecordingPoster()
+    s.engine.run(ask("Maya: rotate keys?"), poster)
+    assert poster.notices[0] == "Maya was skipped this turn: the answer was empty. The others carry on."

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from nightwatch.domain.llm import Purpose
@@ -9,6 +11,7 @@ from nightwatch.domain.memory import MemoryPolicy, MemoryService, unread_summary
 from nightwatch.domain.memory.document import unread_lines
 from nightwatch.domain.memory.format import lesson_id, parse
 from nightwatch.domain.memory.models import ReflectionContext, UnreadLine
+from nightwatch.domain.memory.tools import settle_appended
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM
@@ -157,3 +160,26 @@ def test_a_count_that_is_not_plain_ascii_digits_is_unread_not_a_crash(count: str
     doc = parse(text)
     assert doc.live() == []
     assert [line.number for line in unread_lines(doc)] == [2]
+
+
+# --- a line appended at the end of the file (memory edit) ----------------------------------------------------------
+
+EDITED = (
+    "# Maya\n\n## 2026-11-20 · note\n- Keep tokens short-lived.\n\n"
+    "## Superseded\n- ~~Old rule.~~ <!-- superseded-by:manual -->\n"
+)
+
+
+def test_a_plain_line_appended_after_the_history_is_a_live_lesson_of_its_own() -> None:
+    settled = settle_appended(EDITED, EDITED + "- Rotate keys monthly.\n", date(2026, 11, 22))
+    assert [lesson.text for lesson in parse(settled).live()] == ["Keep tokens short-lived.", "Rotate keys monthly."]
+    assert "## 2026-11-22 · edit\n- Rotate keys monthly.\n\n## Superseded" in settled
+    assert settled.endswith("- ~~Old rule.~~ <!-- superseded-by:manual -->\n")
+
+
+def test_struck_lines_and_lines_among_the_history_stay_history() -> None:
+    struck = EDITED + "- ~~Crossed out by hand.~~\n"
+    assert settle_appended(EDITED, struck, date(2026, 11, 22)) == struck
+    among = EDITED.replace("## Superseded\n", "## Superseded\n- Put among them.\n")
+    assert settle_appended(EDITED, among, date(2026, 11, 22)) == among
+    assert settle_appended(EDITED, EDITED, date(2026, 11, 22)) == EDITED

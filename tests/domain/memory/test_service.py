@@ -10,7 +10,7 @@ from nightwatch.domain.errors import InvalidInputError, InvalidNameError, LLMUna
 from nightwatch.domain.llm import Purpose
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.format import lesson_id
-from nightwatch.domain.memory.models import ReflectionContext
+from nightwatch.domain.memory.models import ReflectionContext, memory_part, memory_section
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.tokens import estimate_tokens
@@ -97,12 +97,13 @@ def test_malformed_reflection_for_a_new_persona_creates_no_file() -> None:
 
 
 def test_truncation_to_the_budget_never_goes_over() -> None:
-    memory, _, _, _ = service(token_budget=120)
+    memory, _, _, _ = service(token_budget=300)
     for n in range(40):
         memory.remember(CARLOS, "p", f"Service{n} needs its own alert route number {n} configured before launch.")
     block = memory.read(CARLOS, "p", "alert routes")
     assert 0 < len(block.lessons) < 40
-    assert block.tokens == estimate_tokens(block.text) <= 120
+    assert block.tokens == estimate_tokens(block.text)
+    assert estimate_tokens(memory_section(block)) <= 300  # the header is counted too
     assert block.total_lessons == 40
     assert block.text.count("\n") == len(block.lessons) - 1
 
@@ -116,6 +117,14 @@ def test_budget_holds_for_any_size_including_pinned(budget: int) -> None:
     block = memory.read(CARLOS, "p", "deploy")
     assert estimate_tokens(block.text) <= budget
     assert block.tokens <= budget
+    assert memory_part(block).tokens <= budget  # the whole rendering the prompt carries, header included
+
+
+def test_a_budget_smaller_than_the_blocks_header_injects_nothing() -> None:
+    memory, _, _, _ = service(token_budget=100)
+    memory.remember(CARLOS, "p", "Rotate the signing key when a maintainer leaves.")
+    block = memory.read(CARLOS, "p", "signing key")
+    assert (block.lessons, block.total_lessons, memory_part(block).tokens) == ((), 1, 0)
 
 
 def test_read_never_injects_superseded_lessons() -> None:
