@@ -76,6 +76,7 @@ class SlackSettings:
     app_token: str | None = field(default=None, repr=False)
     api_url: str = DEFAULT_SLACK_API_URL
     admins: frozenset[str] = frozenset()
+    teachers: str = "everyone"  # who may teach personas: everyone, admins, or a user group's id (S0123ABC)
     workers: int = 24
     proactive_interval_minutes: int = 180
     proactive_quiet_minutes: int = 60
@@ -166,6 +167,7 @@ class Settings:
             app_token=reader.token("SLACK_APP_TOKEN", "xapp-"),
             api_url=reader.url("SLACK_API_URL", DEFAULT_SLACK_API_URL),
             admins=frozenset(a for a in (reader.text("NIGHTWATCH_ADMINS") or "").replace(" ", ",").split(",") if a),
+            teachers=reader.teachers("NIGHTWATCH_TEACHERS"),
             workers=reader.integer("NIGHTWATCH_WORKERS", 24, minimum=1, maximum=256),
             proactive_interval_minutes=reader.integer(
                 "NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", 180, minimum=0, maximum=MINUTES_A_WEEK

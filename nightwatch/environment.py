@@ -183,3 +183,32 @@ class Reader:
         if not path.is_dir():
             raise ConfigError(f"{name}={raw!r} is not a folder; it accepts {accepts}{self.where(name)}.")
         return path
+
+    def teachers(self, name: str) -> str:
+        """Who may teach: `everyone` (the default), `admins`, or a Slack user group's id (S0123ABC)."""
+        raw = self.text(name)
+        if raw is None or raw.lower() in ("everyone", "admins"):
+            return (raw or "everyone").lower()
+        if re.fullmatch(r"S[A-Z0-9]{2,20}", raw):
+            return raw
+        raise ConfigError(
+            f"{name}={raw!r} is not valid; it accepts everyone, admins, or a Slack user group's id such as "
+            f"S0123ABC{self.where(name)}."
+        )
+
+
+def c_locale(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the locale asks for plain ASCII (C or POSIX), although Python itself then writes UTF-8 (PEP 538/540).
+
+    The locale's name comes from LC_ALL, else LC_CTYPE, else LANG; an LC_CTYPE of C.UTF-8 beside a C `LANG` is the
+    one Python's own locale coercion set, so it does not count. PYTHONIOENCODING or PYTHONUTF8 set by the person wins.
+    """
+    env = os.environ if env is None else env
+    if env.get("PYTHONIOENCODING") or env.get("PYTHONUTF8"):
+        return False
+    lang = env.get("LANG", "")
+    ctype = env.get("LC_CTYPE", "")
+    if ctype == "C.UTF-8" and lang in ("C", "POSIX"):
+        ctype = ""
+    name = env.get("LC_ALL") or ctype or lang
+    return name in ("C", "POSIX")

@@ -64,6 +64,7 @@ RELOADABLE = (
     Reloadable("NIGHTWATCH_LEAD", "lead", "deliberation", "lead"),
     Reloadable("NIGHTWATCH_TURN_RETRIES", "turn retries", "deliberation", "turn_retries"),
     Reloadable("NIGHTWATCH_ADMINS", "admins", "slack", "admins"),
+    Reloadable("NIGHTWATCH_TEACHERS", "teachers", "slack", "teachers"),
     Reloadable(
         "NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES", "proactive interval (minutes)", "slack", "proactive_interval_minutes"
     ),

@@ -153,6 +153,10 @@ class FakeSlack:
     def add_channel(self, channel_id: str, name: str) -> None:
         self.workspace.add_channel(channel_id, name)
 
+    def add_user_group(self, group_id: str, members: list[str]) -> None:
+        """A user group (`usergroups.users.list` answers with `members`); again to change its members."""
+        self.workspace.add_user_group(group_id, members)
+
     def new_trigger_id(self) -> str:
         """A trigger id like those in interaction payloads: single use, expires after 3 s of the fake's clock."""
         return self.workspace.new_trigger_id()

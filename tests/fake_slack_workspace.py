@@ -47,6 +47,7 @@ class SlackWorkspace:
         self.ephemeral: list[Json] = []
         self.views: dict[str, Json] = {}
         self.home_views: dict[str, Json] = {}
+        self.user_groups: dict[str, list[str]] = {}  # user group id -> its members' ids
         self._triggers: dict[str, tuple[float, bool]] = {}  # id -> (issued at, already exchanged)
         self._last_ts = (0, 0)
         self._serial = 0
@@ -63,6 +64,7 @@ class SlackWorkspace:
             "conversations.history": self._history,
             "conversations.info": self._channel_info,
             "users.info": self._user_info,
+            "usergroups.users.list": self._user_group_members,
             "views.open": self._open_view,
             "views.push": self._open_view,
             "views.update": self._update_view,
@@ -88,6 +90,10 @@ class SlackWorkspace:
                 "is_bot": is_bot,
                 "profile": {"display_name": name, "real_name": name},
             }
+
+    def add_user_group(self, group_id: str, members: list[str]) -> None:
+        with self.lock:
+            self.user_groups[group_id] = list(members)
 
     def add_channel(self, channel_id: str, name: str) -> None:
         with self.lock:
@@ -272,6 +278,10 @@ class SlackWorkspace:
     def _user_info(self, args: Json) -> Json:
         user = self.users.get(str(args.get("user") or ""))
         return {"ok": True, "user": copy.deepcopy(user)} if user else error("user_not_found")
+
+    def _user_group_members(self, args: Json) -> Json:
+        members = self.user_groups.get(str(args.get("usergroup") or ""))
+        return {"ok": True, "users": list(members)} if members is not None else error("no_such_subteam")
 
     # ----- views.* ----------------------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import pytest
 
 from nightwatch.config import DEFAULT_MODEL, OFFLINE_NOTICE, Settings
 from nightwatch.domain.errors import ConfigError
+from nightwatch.environment import c_locale
 
 
 def test_defaults_without_any_variable_use_the_offline_model_and_say_so(tmp_path: Path) -> None:
@@ -152,3 +153,33 @@ def test_offline_lessons_stay_out_of_a_real_models_prompts_unless_a_setting_keep
     assert Settings.from_env({"NIGHTWATCH_INJECT_OFFLINE_LESSONS": "1"}).memory.inject_offline_lessons is True
     with pytest.raises(ConfigError, match="NIGHTWATCH_INJECT_OFFLINE_LESSONS"):
         Settings.from_env({"NIGHTWATCH_INJECT_OFFLINE_LESSONS": "yes"})
+
+
+@pytest.mark.parametrize(
+    ("raw", "teachers"), [(None, "everyone"), ("Everyone", "everyone"), ("ADMINS", "admins"), ("S0123ABC", "S0123ABC")]
+)
+def test_teachers_are_everyone_admins_or_a_user_group(tmp_path: Path, raw: str | None, teachers: str) -> None:
+    env = {"NIGHTWATCH_HOME": str(tmp_path)} | ({"NIGHTWATCH_TEACHERS": raw} if raw else {})
+    assert Settings.from_env(env).slack.teachers == teachers
+
+
+@pytest.mark.parametrize("raw", ["nobody", "s0123abc", "U0123ABC", "@team"])
+def test_other_teachers_are_refused_with_what_is_accepted(tmp_path: Path, raw: str) -> None:
+    with pytest.raises(ConfigError, match=r"NIGHTWATCH_TEACHERS=.* it accepts everyone, admins, or a Slack user group"):
+        Settings.from_env({"NIGHTWATCH_HOME": str(tmp_path), "NIGHTWATCH_TEACHERS": raw})
+
+
+@pytest.mark.parametrize(
+    ("env", "ascii"),
+    [
+        ({"LANG": "C"}, True),
+        ({"LC_ALL": "POSIX", "LANG": "en_US.UTF-8"}, True),
+        ({"LANG": "C", "LC_CTYPE": "C.UTF-8"}, True),  # what Python's own locale coercion sets
+        ({"LANG": "C", "LC_CTYPE": "en_US.UTF-8"}, False),
+        ({"LANG": "C", "PYTHONIOENCODING": "utf-8"}, False),
+        ({"LANG": "C.UTF-8"}, False),
+        ({}, False),
+    ],
+)
+def test_a_c_locale_asks_for_ascii(env: dict[str, str], ascii: bool) -> None:
+    assert c_locale(env) is ascii

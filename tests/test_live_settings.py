@@ -71,7 +71,8 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
     files.write(
         "NIGHTWATCH_MAX_ROUNDS=3\nNIGHTWATCH_MAX_REPLIES=8\nNIGHTWATCH_MEMORY_TOKEN_BUDGET=900\nNIGHTWATCH_LEAD=priya\n"
         "NIGHTWATCH_SHARED_TOKEN_BUDGET=0\nNIGHTWATCH_PIN_TOKEN_BUDGET=400\n"
-        "NIGHTWATCH_ADMINS=U2,U1\nNIGHTWATCH_PROACTIVE_INTERVAL_MINUTES=0\nNIGHTWATCH_PROACTIVE_QUIET_MINUTES=5\n"
+        "NIGHTWATCH_ADMINS=U2,U1\nNIGHTWATCH_TEACHERS=S0TEACH\n"
+        "NIGHTWATCH_PROACTIVE_INTERVAL_MINUTES=0\nNIGHTWATCH_PROACTIVE_QUIET_MINUTES=5\n"
         "NIGHTWATCH_LOG_LEVEL=warning\nNIGHTWATCH_LESSON_NOTES=ephemeral\nNIGHTWATCH_TURN_WORDS=60\n"
         "NIGHTWATCH_TURN_RETRIES=3\n"
     )
@@ -85,6 +86,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
     assert (now.memory.token_budget, now.memory.shared_token_budget) == (900, 0)
     assert now.pins.token_budget == 400
     assert now.slack.admins == {"U1", "U2"}
+    assert now.slack.teachers == "S0TEACH"
     assert (now.slack.proactive_interval_minutes, now.slack.proactive_quiet_minutes) == (0, 5)
     assert now.log_level == "WARNING"
     assert logging.getLogger().level == logging.WARNING  # applied to the running process
@@ -100,6 +102,7 @@ def test_every_reloadable_setting_changes_and_each_change_is_logged(
             "lead (default) → priya",
             "turn retries 1 → 3",
             "admins (none) → U1, U2",
+            "teachers everyone → S0TEACH",
             "proactive interval (minutes) 180 → 0",
             "proactive quiet time (minutes) 60 → 5",
             "lesson notes thread → ephemeral",

@@ -20,6 +20,7 @@ from nightwatch.adapters.runtime import configure_logging
 from nightwatch.adapters.secrets import redact
 from nightwatch.cli.arguments import build_parser
 from nightwatch.cli.options import Handler
+from nightwatch.cli.streams import close_quietly, fit_streams
 from nightwatch.config import OFFLINE_NOTICE, Settings
 from nightwatch.domain.errors import ConfigError, InvalidInputError, NightWatchError
 from nightwatch.startup import StartUp
@@ -27,7 +28,20 @@ from nightwatch.wiring import build_injector, services_for
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit code (0 ok, 1 failed, 2 bad usage, 3 the model never answered)."""
+    """Run the command line; return the exit code (0 ok, 1 failed, 2 bad usage, 3 the model never answered, 141
+    the output's reader left)."""
+    fit_streams()
+    try:
+        try:
+            return _run(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here (after --help too), not as a traceback at exit
+    except BrokenPipeError:  # `nightwatch ... | head`: the reader has what it wanted
+        close_quietly()
+        return 141
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         # Our checks raise InvalidInputError from parse_args; argparse's own complaints exit 2.

@@ -1,7 +1,8 @@
 """The composition root: builds every object, the Slack app's included. No I/O happens here.
 
-Three modules, one per concept: `AdapterModule` binds the settings and every port to its adapter, `ServiceModule`
-builds the domain's services from those ports, and `SlackModule` builds the Slack app down to its listeners.
+Four modules, one per concept: `AdapterModule` binds the settings and every port to its adapter, `ServiceModule`
+builds the domain's services from those ports, and `SlackModule` builds the Slack app down to its listeners
+(`ReviewModule`, its review of held lessons and who may teach).
 `build_injector(settings, *overrides)` builds the container; a test passes a module of fakes that wins over the real
 bindings. Start-up I/O (schema upgrade, seeding) is `StartUp.run` (nightwatch/startup.py). This package and the
 CLI's entry point are the only ones that import `injector`: everything else receives the services it uses.
@@ -17,11 +18,13 @@ from injector import Injector, Module
 
 from nightwatch.config import Settings
 from nightwatch.wiring.adapters import AdapterModule
+from nightwatch.wiring.review import ReviewModule
 from nightwatch.wiring.services import ServiceModule, deliberation_policy, proactive_policy
 from nightwatch.wiring.slack import SlackModule
 
 __all__ = [
     "AdapterModule",
+    "ReviewModule",
     "ServiceModule",
     "SlackModule",
     "build_injector",
@@ -33,7 +36,7 @@ __all__ = [
 
 def build_injector(settings: Settings, *overrides: Module) -> Injector:
     """Build the container from the real modules; `overrides` (e.g. a module of fakes) win over them."""
-    return Injector([AdapterModule(settings), ServiceModule(), SlackModule(), *overrides])
+    return Injector([AdapterModule(settings), ServiceModule(), SlackModule(), ReviewModule(), *overrides])
 
 
 def services_for(container: Injector, function: Callable[..., object]) -> dict[str, object]:

@@ -10,6 +10,7 @@ from nightwatch.adapters.db import (
     DatabaseProbe,
     SlackState,
     SqlDeliberationLog,
+    SqlHeldLessons,
     SqlPendingLessons,
     SqlPersonaRepository,
     SqlPinRepository,
@@ -31,6 +32,7 @@ from nightwatch.domain.personas.ports import PersonaRepository
 from nightwatch.domain.pins.ports import PinFiles, PinPages, PinRepository
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.sharing.ports import ShareRepository
+from nightwatch.domain.teaching import HeldLessons
 from nightwatch.live_settings import LiveSettings
 
 
@@ -120,6 +122,11 @@ class AdapterModule(Module):
     @provider
     def provide_pending(self, engine: Engine) -> PendingLessons:
         return SqlPendingLessons(engine)
+
+    @singleton
+    @provider
+    def provide_held(self, engine: Engine) -> HeldLessons:
+        return SqlHeldLessons(engine)  # in the database whatever the memory store: every replica sees them
 
     @singleton
     @provider

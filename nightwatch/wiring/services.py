@@ -32,7 +32,7 @@ from nightwatch.domain.recall import Recall
 from nightwatch.domain.sharing import SharedSource, SharingService
 from nightwatch.domain.sharing.ports import ShareRepository
 from nightwatch.domain.soul import SoulCompiler
-from nightwatch.domain.teaching import TeachingService
+from nightwatch.domain.teaching import HeldLessons, LessonReview, TeachingService
 from nightwatch.live_settings import LiveSettings
 from nightwatch.startup import StartUp
 
@@ -197,6 +197,11 @@ class ServiceModule(Module):
     @provider
     def provide_teaching(self, memory: MemoryService, log: DeliberationLog, llm: LLM) -> TeachingService:
         return TeachingService(memory=memory, log=log, llm=llm)
+
+    @singleton
+    @provider
+    def provide_review(self, held: HeldLessons, memory: MemoryService, clock: Clock) -> LessonReview:
+        return LessonReview(held=held, memory=memory, clock=clock)
 
     @singleton
     @provider

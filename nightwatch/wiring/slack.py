@@ -19,6 +19,7 @@ from nightwatch.adapters.slack import (
     Authorization,
     ChannelDirectory,
     Deliberations,
+    HeldReview,
     HomeTab,
     LeaseKeeper,
     LessonNotes,
@@ -91,9 +92,9 @@ class SlackModule(Module):
     @singleton
     @provider
     def provide_home(
-        self, client: WebClient, personas: PersonaService, memory: MemoryService, admins: AdminCheck
+        self, client: WebClient, personas: PersonaService, memory: MemoryService, admins: AdminCheck, held: HeldReview
     ) -> HomeTab:
-        return HomeTab(client=client, personas=personas, memory=memory, admins=admins)
+        return HomeTab(client=client, personas=personas, memory=memory, admins=admins, held=held)
 
     @singleton
     @provider
@@ -169,6 +170,7 @@ class SlackModule(Module):
         channels: ChannelDirectory,
         shares: ShareCommands,
         pinning: PinCommands,
+        held: HeldReview,
     ) -> SlashCommands:
         return SlashCommands(
             personas=personas,
@@ -182,6 +184,7 @@ class SlackModule(Module):
             home=home,
             deliberations=deliberations,
             channels=channels,
+            held=held,
             more={**shares.handlers(), **pinning.handlers()},
         )
 
@@ -211,10 +214,17 @@ class SlackModule(Module):
         channels: ChannelDirectory,
         client: WebClient,
         admins: AdminCheck,
+        held: HeldReview,
         notes: LessonNotes,
     ) -> ThreadTeaching:
         return ThreadTeaching(
-            teaching=teaching, personas=personas, channels=channels, client=client, admins=admins, notes=notes
+            teaching=teaching,
+            personas=personas,
+            channels=channels,
+            client=client,
+            admins=admins,
+            held=held,
+            notes=notes,
         )
 
     @singleton
@@ -228,9 +238,11 @@ class SlackModule(Module):
         admin: PersonaAdmin,
         home: HomeTab,
         teaching: ThreadTeaching,
+        held: HeldReview,
         notes: LessonNotes,
     ) -> Listeners:
         return Listeners(
+            held=held,
             state=state,
             clock=clock,
             deliberations=deliberations,

@@ -15,6 +15,7 @@ from nightwatch.adapters.slack.app import (
     web_client,
 )
 from nightwatch.adapters.slack.commands import SlashCommands
+from nightwatch.adapters.slack.held import HeldReview
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.lease_keeper import LeaseKeeper
 from nightwatch.adapters.slack.lesson_notes import LessonNotes
@@ -25,6 +26,7 @@ from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
 from nightwatch.adapters.slack.share_commands import ShareCommands
 from nightwatch.adapters.slack.socket_mode import EagerAckSocketModeHandler
+from nightwatch.adapters.slack.teachers import TeacherCheck
 from nightwatch.adapters.slack.teaching import ThreadTeaching
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 
@@ -36,6 +38,7 @@ __all__ = [
     "ChannelDirectory",
     "Deliberations",
     "EagerAckSocketModeHandler",
+    "HeldReview",
     "HomeTab",
     "LeaseKeeper",
     "LessonNotes",
@@ -46,6 +49,7 @@ __all__ = [
     "SlackApp",
     "SlackPoster",
     "SlashCommands",
+    "TeacherCheck",
     "ThreadTeaching",
     "WorkerPool",
     "bolt_app",

@@ -18,6 +18,7 @@ from slack_sdk.errors import SlackApiError
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.blocks import Block, clip, escape, mrkdwn
+from nightwatch.adapters.slack.held import HeldReview
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.memory_words import category_and_lesson, category_filter, clear_blocks
 from nightwatch.adapters.slack.persona_modal import persona_modal
@@ -93,8 +94,10 @@ class SlashCommands:
         home: HomeTab,
         deliberations: Deliberations,
         channels: ChannelDirectory,
+        held: HeldReview,
         more: Mapping[str, Handler] | None = None,
     ) -> None:
+        self._held = held
         self._personas = personas
         self._memory = memory
         self._engine = engine
@@ -150,10 +153,10 @@ class SlashCommands:
 
     def ask(self, call: Invocation, rest: str) -> Reply | None:
         topic = validate_topic(rest)
+        # The topic as the app repeats it: the asker's own mentions of people stay, broadcasts and groups never ping.
+        echo = sanitize(topic, allowed_users={call.user, *_PERSON_MENTION.findall(topic)})
         try:
-            posted = self._client.chat_postMessage(
-                channel=call.channel, text=f"<@{call.user}> asked: {_echo(call, topic)}"
-            )
+            posted = self._client.chat_postMessage(channel=call.channel, text=f"<@{call.user}> asked: {echo}")
         except SlackApiError as err:
             if err.response["error"] in ("not_in_channel", "channel_not_found"):
                 return Reply("I am not in this channel yet: invite me with `/invite` and ask again.")
@@ -214,6 +217,8 @@ class SlashCommands:
         persona, words = self._persona_and_rest(rest)
         category, text = category_and_lesson(words)
         project = self._channels.project_for(call.channel)
+        if (reason := self._held.screen(call.user, text)) is not None:
+            return Reply(self._held.hold([persona], project, text, reason, author=call.user, category=category))
         found = self._memory.record(persona, project, text, author=call.user or None, category=category)
         self._home.publish(call.user)
         lesson = found.lesson
@@ -250,11 +255,10 @@ class SlashCommands:
             current = self._channels.project_for(call.channel)
             return Reply(f"This channel uses the project *{escape(current)}*. Change it: `{COMMAND} project <slug>`.")
         slug = project_slug(rest)
+        self._admins.require(call.user, "change a channel's project")  # it re-points deliberations and teaching
         self._state.map_channel(call.channel, slug, self._clock.now())
-        return Reply(
-            f"This channel now maps to the project *{slug}*: personas use their memory of {slug} here, and may "
-            "post a short observation when the channel has been quiet for a while."
-        )
+        maps = f"This channel now maps to the project *{slug}*: personas use their memory of {slug} here, and may "
+        return Reply(maps + "post a short observation when the channel has been quiet for a while.")
 
     def history(self, call: Invocation, rest: str) -> Reply:
         recent = self._log.recent(10, thread_prefix=f"{call.channel}:")
@@ -291,8 +295,3 @@ def _first_word(text: str) -> tuple[str, str]:
     """The first word of `text` and the rest after the white space that follows it ('' when there is none)."""
     words = text.split(maxsplit=1)
     return (words[0] if words else ""), (words[1] if len(words) > 1 else "")
-
-
-def _echo(call: Invocation, topic: str) -> str:
-    """The topic as the app repeats it: the asker's own mentions of people stay, broadcasts and groups never ping."""
-    return sanitize(topic, allowed_users={call.user, *_PERSON_MENTION.findall(topic)})

@@ -17,6 +17,7 @@ from slack_sdk import WebClient
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.blocks import escape, notice_modal
 from nightwatch.adapters.slack.commands import COMMAND, UNEXPECTED, Invocation, SlashCommands
+from nightwatch.adapters.slack.held import HELD_APPROVE, HELD_DROP, HeldReview
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.lesson_notes import LessonNotes, strike
 from nightwatch.adapters.slack.memory_words import MEMORY_CLEAR, ClearTarget
@@ -63,8 +64,10 @@ class Listeners:
         admin: PersonaAdmin,
         home: HomeTab,
         teaching: ThreadTeaching,
+        held: HeldReview,
         notes: LessonNotes | None = None,
     ) -> None:
+        self._held = held
         self._notes = notes
         self._state = state
         self._clock = clock
@@ -86,6 +89,8 @@ class Listeners:
         app.action(MEMORY_CLEAR)(self.on_clear)
         app.action(TEACH_FORGET)(self.on_teach_forget)
         app.action(TEACH_KEEP)(self.on_teach_keep)
+        app.action(HELD_APPROVE)(self.on_held_approve)
+        app.action(HELD_DROP)(self.on_held_drop)
         app.view(CALLBACK_ID)(self.on_persona_save)
 
     # --- events --------------------------------------------------------------------------------------------------
@@ -205,6 +210,22 @@ class Listeners:
     def on_teach_keep(self, ack: Ack, body: Body, action: Body, respond: Respond, client: WebClient) -> None:
         ack()
         self._guard(body, respond, client, lambda: self._reply(body, action, respond, client, self._teaching.keep))
+
+    def on_held_approve(self, ack: Ack, body: Body, action: Body, respond: Respond, client: WebClient) -> None:
+        ack()
+        self._guard(body, respond, client, lambda: self._settle(body, action, respond, client, self._held.approve))
+
+    def on_held_drop(self, ack: Ack, body: Body, action: Body, respond: Respond, client: WebClient) -> None:
+        ack()
+        self._guard(body, respond, client, lambda: self._settle(body, action, respond, client, self._held.drop))
+
+    def _settle(
+        self, body: Body, action: Body, respond: Respond, client: WebClient, settle: Callable[[str, str], str]
+    ) -> None:
+        """Approve or drop a held lesson from the Home tab, then show the Home tab without it."""
+        note = settle(_user(body), str(action.get("value") or ""))
+        self._home.publish(_user(body))
+        _tell(body, respond, client, note)
 
     def _reply(self, body: Body, action: Body, respond: Respond, client: WebClient, answer: TeachingButton) -> None:
         """Run a teaching button on the message it sits on; tell the user what it says, if anything."""

@@ -4,7 +4,9 @@ A mention whose text is a teaching starts no deliberation. Remember: the lesson 
 personas named, else the thread's participants) and each gets the usual "★ Carlos remembered: …" note with its
 Forget button, saying who taught it. Forget: the closest lesson is shown with Forget it / Keep it buttons; only its
 author or an admin may confirm (anyone else is told privately who may, and nothing changes). Problems with what
-was typed are answered privately; the thread only hears the teaching itself.
+was typed are answered privately; the thread only hears the teaching itself. A lesson from someone who may not
+teach, or one that reads as an instruction to the model, is held for an admin instead (held.py), and the thread is
+told so.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from slack_sdk import WebClient
 from nightwatch.adapters.secrets import redact_backstop
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.blocks import Block, escape
+from nightwatch.adapters.slack.held import HeldReview
 from nightwatch.adapters.slack.lesson_notes import LessonLine, LessonNotes
 from nightwatch.adapters.slack.sanitize import sanitize
 from nightwatch.adapters.slack.teaching_views import (
@@ -34,7 +37,7 @@ from nightwatch.adapters.slack.views import lesson_note_blocks
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError, PermissionDeniedError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import PersonaService
-from nightwatch.domain.teaching import Intent, Teaching, TeachingService, may_forget
+from nightwatch.domain.teaching import TAUGHT, Intent, Teaching, TeachingService, may_forget
 
 log = logging.getLogger(__name__)
 
@@ -82,11 +85,13 @@ class ThreadTeaching:
         channels: ChannelDirectory,
         client: WebClient,
         admins: AdminCheck,
+        held: HeldReview,
         notes: LessonNotes | None = None,
     ) -> None:
         """`notes`: what is taught goes into the thread's lessons message (without it, a note per lesson)."""
         self._notes = notes
         self._teaching = teaching
+        self._held = held
         self._personas = personas
         self._channels = channels
         self._client = client
@@ -121,6 +126,11 @@ class ThreadTeaching:
 
     def _remember(self, mention: Mention, audience: tuple[Persona, ...], project: str, text: str) -> None:
         link = thread_link(mention.channel, mention.thread_ts)
+        reason = self._held.screen(mention.user, text)
+        if reason is not None:
+            note = self._held.hold(audience, project, text, reason, author=mention.user, link=link, kind=TAUGHT)
+            self._post(mention, note)
+            return
         allowed = {mention.user, *_PERSON_MENTION.findall(mention.text)}
         learned: list[LessonLine] = []
         for taught in self._teaching.remember(audience, project, text, author=mention.user, link=link):

@@ -232,14 +232,16 @@ class PersonaMemory:
     projects: tuple[tuple[str, tuple[Lesson, ...], int], ...]  # (project, shown lessons, total lessons)
 
 
-def home_view(entries: Sequence[PersonaMemory], *, admin: bool) -> Block:
-    """The App Home tab: each persona, and for each its memory per project, most useful first."""
+def home_view(entries: Sequence[PersonaMemory], *, admin: bool, held: Sequence[Block] = ()) -> Block:
+    """The App Home tab: lessons held for approval (`held`, for an admin), then each persona and its memory per
+    project, most useful first."""
     blocks: list[Block] = [
         {"type": "header", "text": plain("Night Watch", 150)},
         context("Your AI teammates and what each remembers, per project. Most useful lessons first."),
     ]
     if admin:
         blocks.append({"type": "actions", "elements": [button("New persona", PERSONA_NEW, "new", style="primary")]})
+    blocks += held
     for entry in entries:
         section = _home_persona(entry, admin=admin)
         if len(blocks) + len(section) > VIEW_BLOCKS - 1:

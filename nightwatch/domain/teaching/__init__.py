@@ -1,14 +1,20 @@
-"""Teaching in plain words: "remember that ..." and "forget that ..." understood from a thread."""
+"""Teaching in plain words: "remember that ..." and "forget that ..." understood from a thread; lessons held for an
+admin's review (taught by someone who may not teach, or reading as an instruction to the model)."""
 
 from nightwatch.domain.teaching.intent import Intent, Teaching, TeachingPrompt, may_teach, read_teaching
 from nightwatch.domain.teaching.phrases import parse_teaching
+from nightwatch.domain.teaching.review import HeldLesson, HeldLessons, LessonReview, Reason, reads_as_instruction
 from nightwatch.domain.teaching.service import TAUGHT, Match, Nearest, Taught, TeachingService, may_forget
 
 __all__ = [
     "TAUGHT",
+    "HeldLesson",
+    "HeldLessons",
     "Intent",
+    "LessonReview",
     "Match",
     "Nearest",
+    "Reason",
     "Taught",
     "Teaching",
     "TeachingPrompt",
@@ -17,4 +23,5 @@ __all__ = [
     "may_teach",
     "parse_teaching",
     "read_teaching",
+    "reads_as_instruction",
 ]

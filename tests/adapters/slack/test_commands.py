@@ -181,12 +181,21 @@ def test_domain_errors_come_back_as_their_message(stack: Stack, fake: FakeSlack)
 
 def test_project_maps_the_channel_and_context_reports_the_budget(stack: Stack, fake: FakeSlack) -> None:
     assert "uses the project *general*" in text_of(stack.command(fake, "project"))
-    assert "maps to the project *night-watch*" in text_of(stack.command(fake, "project Night Watch"))
+    assert "maps to the project *night-watch*" in text_of(stack.command(fake, "project Night Watch", user=ADMIN))
     assert stack.state.project_for("C1") == "night-watch"
     report = text_of(stack.command(fake, "context Maya"))
     assert "night-watch" in report
     assert "0 of 0 lessons injected" in report
     assert "remaining" in report
+
+
+def test_only_an_admin_re_points_a_channel_to_another_project(stack: Stack, fake: FakeSlack) -> None:
+    refused = text_of(stack.command(fake, "project elsewhere", user="U3"))
+    assert "Only Night Watch admins can change a channel's project" in refused
+    assert stack.state.project_for("C1") is None  # still the channel's name
+    assert "uses the project *general*" in text_of(stack.command(fake, "project", user="U3"))  # anyone may look
+    assert "maps to the project *elsewhere*" in text_of(stack.command(fake, "project elsewhere", user="U2"))
+    assert stack.state.project_for("C1") == "elsewhere"
 
 
 def test_ask_posts_the_topic_and_deliberates_in_its_thread_then_history_shows_it(stack: Stack, fake: FakeSlack) -> None:

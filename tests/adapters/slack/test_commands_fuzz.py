@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from nightwatch.adapters.pins import SafePinFiles
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.commands import Invocation, SlashCommands
+from nightwatch.adapters.slack.held import HeldReview
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.pin_commands import PinCommands
 from nightwatch.adapters.slack.pool import WorkerPool
@@ -74,6 +75,7 @@ def commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SlashCo
             admins = AdminCheck(admins=stack.settings.slack.admins, client=client, clock=clock)
             channels = ChannelDirectory(client=client, state=stack.state, clock=clock)
             engine = stack.container.get(DeliberationEngine)
+            held = stack.container.get(HeldReview)
             pool = WorkerPool(size=1)
             pool.shutdown(1)
             yield (
@@ -86,11 +88,12 @@ def commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SlashCo
                     clock=clock,
                     client=client,
                     admins=admins,
-                    home=HomeTab(client=client, personas=stack.personas, memory=stack.memory, admins=admins),
+                    home=HomeTab(client=client, personas=stack.personas, memory=stack.memory, admins=admins, held=held),
                     deliberations=Deliberations(
                         engine=engine, log=stack.log, client=client, pool=pool, channels=channels, clock=clock
                     ),
                     channels=channels,
+                    held=held,
                     more={
                         **ShareCommands(sharing=stack.sharing, admins=admins, channels=channels).handlers(),
                         **PinCommands(

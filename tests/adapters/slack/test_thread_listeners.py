@@ -12,7 +12,7 @@ from nightwatch.domain.deliberation.engine import DeliberationEngine
 from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.ports import Clock
 from tests import payloads
-from tests.adapters.slack.stack import GatedLLM, Stack, running_stack
+from tests.adapters.slack.stack import ADMIN, GatedLLM, Stack, running_stack
 from tests.fake_slack import FakeSlack
 
 PERSONAS = {"Maya", "Carlos", "Priya", "Dev"}
@@ -70,7 +70,7 @@ def test_a_redelivered_event_starts_no_second_deliberation_even_after_a_restart(
 def test_a_mention_in_a_thread_deliberates_in_that_thread_with_the_mapped_project(
     stack: Stack, fake: FakeSlack
 ) -> None:
-    stack.command(fake, "project Night Watch")
+    stack.command(fake, "project Night Watch", user=ADMIN)
     root = fake.workspace.store_message("C1", {"type": "message", "user": "U1", "text": "the deploy plan"})
     event = human_says(fake, "<@UBOT> Maya, what could go wrong here?", thread_ts=root["ts"])
     stack.dispatch(payloads.event_callback(event))
@@ -154,7 +154,7 @@ def test_a_thread_with_a_running_deliberation_gets_no_second_one(home: Path, fak
 
 
 def test_human_messages_mark_a_mapped_channel_active_and_bot_messages_do_not(stack: Stack, fake: FakeSlack) -> None:
-    stack.command(fake, "project nw")
+    stack.command(fake, "project nw", user=ADMIN)
     [before] = stack.state.channels()
     stack.dispatch(payloads.event_callback(payloads.message("beep", bot_id="B9", ts="1795000001.000100")))
     assert stack.state.channels()[0].last_activity_at == before.last_activity_at
