@@ -43,6 +43,7 @@ from nightwatch.domain.memory.specifics import (
     flips,
     overlap,
     same_specifics,
+    same_things,
     says_change,
     subject_tokens,
 )
@@ -255,9 +256,8 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
             return False
         if says_change(candidate) or flips(features(older), features(candidate)):
             return True
-        old, mine = features(older), features(candidate)
-        same_things = _same_names(old, mine) and overlap(old.words, mine.words) >= SAME_SUBJECT_OVERLAP
-        return similarity >= CHANGED_MEANING and same_things and changed_amount(older, candidate)
+        same = same_things(older, candidate, SAME_SUBJECT_OVERLAP)
+        return similarity >= CHANGED_MEANING and same and changed_amount(older, candidate)
     old, mine = features(older), features(candidate)
     if old.values == mine.values and not conflict(old, mine):
         return False
@@ -294,7 +294,6 @@ class LessonSuccession:
         return _updates(older, similarity, newer)
 
     def retires(self, older: str, newer: str, similarity: float) -> bool:
-        old, new = features(older), features(newer)
-        same_things = _same_names(old, new) and overlap(old.words, new.words) >= SAME_SUBJECT_OVERLAP
-        specific = changed_amount(older, newer) or flips(old, new)
-        return similarity >= RETIRED_MEANING and same_things and specific and not another_subject(older, newer)
+        specific = changed_amount(older, newer) or flips(features(older), features(newer))
+        close = similarity >= RETIRED_MEANING and same_things(older, newer, SAME_SUBJECT_OVERLAP)
+        return close and specific and not another_subject(older, newer)

@@ -274,3 +274,9 @@ def changed_amount(older: str, newer: str) -> bool:
         return True
     days_old, days_new = days_named(older), days_named(newer)
     return bool(days_old - days_new) and bool(days_new - days_old)
+
+
+def same_things(older: str, newer: str, share: float) -> bool:
+    """Both name the same things (one may name fewer) and share at least `share` of their subject words."""
+    old, new = features(older), features(newer)
+    return (old.names <= new.names or new.names <= old.names) and overlap(old.words, new.words) >= share
