@@ -7,14 +7,15 @@ asked or its answer is unusable:
   them another way ("ninety days" is "90 days", "a day" is "24 hours": `specifics.amounts`), but no amount, name or
   decision of one may differ from the other's;
 - **another subject** is one sentence with a word or two exchanged in place ("refunds" / "credits", "iOS" /
-  "Android"): it never merges, whatever the meaning says, since merging it would lose a fact;
+  "Android"), two that open on other subjects and go on alike ("Staging photos ..." / "Production photos ..."), or
+  a cause beside its fix: it never merges, whatever the meaning says, since merging it would lose a fact;
 - an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer",
-  "enforced since") or flips a decision, or, closer still and about the same things, states another amount of a kind
-  the older one states; it supersedes the older one;
+  "enforced since", or in wider words "down to", "since the") or flips a decision, or, closer still and about the
+  same things, states another amount of a kind the older one states; it supersedes the older one;
 - anything else is created.
 The same neighbours are what a model is shown when it is asked. The junk guard lives in `answers.py`, what a lesson
 says (words and specifics) in `specifics.py`. The thresholds were chosen on tune data only (the `tune` half of
-bench/data/persona_lessons.jsonl and bench/data/tune_extra*.jsonl), never on the blind report set.
+bench/data/persona_lessons.jsonl, bench/data/tune_extra*.jsonl and tune_more_*.jsonl), never on the blind set.
 
 A candidate's category can fix the outcome before any of that, and then no model advice changes it (`by_category`):
 `events` and `cases` are always created (each happened once: only the same words merge, since two lessons cannot
@@ -25,15 +26,15 @@ other categories, and lessons without one, follow the rule above.
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import ClassVar, Literal
 
 from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import (
+    CAUSE,
+    UPDATE,
     Features,
     amounts,
     changed_amount,
@@ -41,6 +42,7 @@ from nightwatch.domain.memory.specifics import (
     days_named,
     features,
     flips,
+    heads,
     overlap,
     same_specifics,
     same_things,
@@ -53,7 +55,6 @@ from nightwatch.domain.vectors import LessonVectors, Matrix, nearest
 from nightwatch.prompts import Prompt
 
 Action = Literal["create", "merge", "skip", "supersede", "update"]
-ACTIONS: frozenset[str] = frozenset({"create", "merge", "skip", "supersede"})  # what a model may answer
 
 # By meaning (cosine of all-MiniLM-L6-v2 vectors; chosen on the tuning half of bench/data/persona_lessons.jsonl):
 DUPLICATE_MEANING = 0.65  # a paraphrase this close, with the same specifics, says the same thing
@@ -63,6 +64,8 @@ CHANGED_MEANING = 0.75  # ... this close, naming the same things and stating ano
 PARALLEL_SHARE = 0.6  # share of subject words in place for two lessons to be one sentence with words exchanged
 EXCHANGED_MAX = 3  # most subject words exchanged on each side of such a parallel sentence
 CLEARLY_PARALLEL = 0.75  # ... above which a reworded phrase beside an exchanged word does not make it a paraphrase
+HEAD_SHARE = 0.5  # share of the rest in place for two lessons that open on other subjects to be about other things
+WIDER_MEANING = 0.5  # ... this close, saying a value is new in wider words ("down to", "since the"), updates it
 RELATED_MEANING = 0.45  # ... this close is worth showing the model
 NEIGHBOURS = 5
 # A profile or preference entry this close is the one a new lesson of its category updates (MiniLM puts another
@@ -225,6 +228,8 @@ def another_subject(a: str, b: str) -> bool:
     """One sentence with a few subject words exchanged in place ("refunds" / "credits", "iOS" / "Android", "bronze" /
     "silver"): about another thing, whatever the numbers say. A paraphrase reorders and rewords far more than that;
     a changed number alone is not another subject."""
+    if bool(CAUSE.search(a)) != bool(CAUSE.search(b)) or _other_heads(a, b):
+        return True  # why it broke vs. how it was fixed; "Staging photos ..." vs. "Production photos ..."
     mine, theirs = subject_tokens(a), subject_tokens(b)
     if not mine or not theirs:
         return False
@@ -242,6 +247,15 @@ def another_subject(a: str, b: str) -> bool:
     return exchanged and (not reworded or in_place / max(len(mine), len(theirs)) >= CLEARLY_PARALLEL)
 
 
+def _other_heads(a: str, b: str) -> bool:
+    """They open on different subjects, neither naming the other's, and go on alike (HEAD_SHARE of the rest)."""
+    mine, theirs = heads(a), heads(b)
+    if len(mine) < 3 or len(theirs) < 3 or mine[0] == theirs[0] or mine[0] in theirs or theirs[0] in mine:
+        return False
+    rest = SequenceMatcher(None, mine[1:], theirs[1:], autojunk=False).get_matching_blocks()
+    return sum(block.size for block in rest) / (max(len(mine), len(theirs)) - 1) >= HEAD_SHARE
+
+
 def amounts_agree(a: str, b: str) -> bool:
     """The amounts and named days of one are a part of the other's (a restatement may leave some out), once units
     are made one ("ninety days" is "90 days")."""
@@ -256,8 +270,9 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
             return False
         if says_change(candidate) or flips(features(older), features(candidate)):
             return True
+        widely = similarity >= WIDER_MEANING and UPDATE.search(candidate) is not None
         same = same_things(older, candidate, SAME_SUBJECT_OVERLAP)
-        return similarity >= CHANGED_MEANING and same and changed_amount(older, candidate)
+        return widely or (similarity >= CHANGED_MEANING and same and changed_amount(older, candidate))
     old, mine = features(older), features(candidate)
     if old.values == mine.values and not conflict(old, mine):
         return False
@@ -265,26 +280,6 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
         return False
     both = old.words & mine.words
     return len(both) >= min(2, len(old.words | mine.words)) and overlap(old.words, mine.words) >= SAME_SUBJECT_OVERLAP
-
-
-def parse_curation(answer: str, allowed: Iterable[str]) -> Curation | None:
-    """Read the model's JSON decision; None when it is malformed or names a lesson it was not shown."""
-    match = re.search(r"\{.*\}", answer, re.DOTALL)
-    if match is None:
-        return None
-    try:
-        data = json.loads(match.group(0))
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or data.get("action") not in ACTIONS:
-        return None
-    action: Action = data["action"]
-    target = data.get("target")
-    if action in ("merge", "supersede"):
-        if not isinstance(target, str) or target.strip().lower() not in set(allowed):
-            return None
-        return Curation(action, target.strip().lower())
-    return Curation(action)
 
 
 class LessonSuccession:

@@ -7,8 +7,10 @@ category may fix the outcome whatever the advice (curation.by_category).
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
@@ -16,6 +18,7 @@ from nightwatch.domain.errors import LLMError
 from nightwatch.domain.llm import LLM, Purpose
 from nightwatch.domain.memory.answers import Candidate, ask, copies_several
 from nightwatch.domain.memory.curation import (
+    Action,
     Curation,
     CurationPrompt,
     Neighbour,
@@ -25,7 +28,6 @@ from nightwatch.domain.memory.curation import (
     by_category,
     decide,
     neighbours,
-    parse_curation,
 )
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
 from nightwatch.domain.memory.models import Remembered
@@ -34,6 +36,8 @@ from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.vectors import VectorTable, vector_key
 
 log = logging.getLogger(__name__)
+
+ACTIONS: frozenset[str] = frozenset({"create", "merge", "skip", "supersede"})  # what a model may answer
 
 
 @dataclass(frozen=True)
@@ -240,3 +244,23 @@ def remembered(outcome: Recorded, lesson: Lesson) -> Remembered:
     if outcome.replaced is not None:
         return Remembered(lesson, "superseded", outcome.replaced)
     return Remembered(lesson, "created")
+
+
+def parse_curation(answer: str, allowed: Iterable[str]) -> Curation | None:
+    """Read the model's JSON decision; None when it is malformed or names a lesson it was not shown."""
+    match = re.search(r"\{.*\}", answer, re.DOTALL)
+    if match is None:
+        return None
+    try:
+        data = json.loads(match.group(0))
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("action") not in ACTIONS:
+        return None
+    action: Action = data["action"]
+    target = data.get("target")
+    if action in ("merge", "supersede"):
+        if not isinstance(target, str) or target.strip().lower() not in set(allowed):
+            return None
+        return Curation(action, target.strip().lower())
+    return Curation(action)

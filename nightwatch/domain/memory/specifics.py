@@ -36,6 +36,16 @@ CHANGE = re.compile(
     r"turns out|after all|not any more|(?:since|from) (?:the )?(?:last|this) (?:week|month|quarter|sprint|release))\b",
     re.IGNORECASE,
 )
+# Wider words that say a value is new ("down to 17 minutes", "since the upgrade"): too common to stop a merge.
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|q[1-4]"
+UPDATE = re.compile(
+    r"\b(?:down to|up to|no more|instead of|since the|rewr(?:ote|itten)|resized|switched|sunset|"
+    rf"(?:is|are|runs?) \w+ now|(?:since|as of|from) (?:{_MONTHS}))\b",
+    re.IGNORECASE,
+)
+# Why something broke and how it was fixed are two lessons, however alike they read; framing is not a subject.
+CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to)\b", re.IGNORECASE)
+_FRAME = frozenset({"remind", "reminder", "note", "lesson", "learn", "rule", "exception", "fix", "again"})
 _UNIT = re.compile(r"^v|[a-z%]+$")
 _NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
 
@@ -161,6 +171,11 @@ def _prose(parts: list[str], words: set[str], decisions: set[str]) -> None:
 def says_change(text: str) -> bool:
     """Whether the lesson says something changed (a newer lesson replacing an older one)."""
     return CHANGE.search(text) is not None
+
+
+def heads(text: str) -> tuple[str, ...]:
+    """`subject_tokens` without framing ("Reminder:", "Rule:") and identifiers: what a lesson is about, in order."""
+    return tuple(t for t in subject_tokens(text) if t not in _FRAME and not any(c.isdigit() for c in t))
 
 
 def flips(fa: Features, fb: Features) -> bool:

@@ -8,9 +8,10 @@ from nightwatch.domain.errors import InvalidInputError, LLMUnavailableError
 from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.answers import junk_reason
-from nightwatch.domain.memory.curation import Curation, decide, is_duplicate, neighbours, parse_curation
+from nightwatch.domain.memory.curation import Curation, Neighbour, decide, is_duplicate, neighbours
 from nightwatch.domain.memory.format import UNDATED, lesson_id, parse
 from nightwatch.domain.memory.models import ReflectionContext
+from nightwatch.domain.memory.recording import parse_curation
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.recall.ranking import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM
@@ -70,6 +71,54 @@ def test_restatements_are_duplicates(a: str, b: str) -> None:
 def test_lessons_differing_in_a_specific_are_not_duplicates(a: str, b: str) -> None:
     assert not is_duplicate(a, b)
     assert not is_duplicate(b, a)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # the same sentence about another subject, opening on it: close in meaning, one fact each
+        (
+            "Staging claim photos are encrypted with the evidence key.",
+            "Production claim photos are encrypted with the evidence key.",
+        ),
+        (
+            "Windows endpoint logs are forwarded to the collector by the agent.",
+            "Linux endpoint logs are forwarded to the collector by the agent.",
+        ),
+        (
+            "Spanish customer ledger data stays in the Madrid data center since the entity split.",
+            "Portuguese customer ledger data stays in the Lisbon data center.",
+        ),
+        # why it broke and how it was fixed
+        (
+            "The July outage was caused by hubs reconnecting in the same second after a broker restart.",
+            "After the July outage, hubs reconnect with jittered backoff after a broker restart.",
+        ),
+    ],
+)
+def test_look_alikes_close_in_meaning_stay_apart(a: str, b: str) -> None:
+    assert not is_duplicate(a, b, similarity=0.85)
+    assert not is_duplicate(b, a, similarity=0.85)
+
+
+def test_restatements_close_in_meaning_merge_whatever_they_open_on() -> None:
+    a = "The admin refund tool requires a second approver for any refund over 500 EUR."
+    assert is_duplicate(a, "Reminder: the admin refund tool needs a second approver for refunds over 500 EUR.", 0.85)
+    assert is_duplicate(a, "Refunds over 500 EUR in the admin refund tool need a second approver.", 0.85)
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Monorepo pipeline p50 is down to 17 minutes after test sharding.",
+        "The monorepo pipeline takes 17 minutes at p50 since the July caching work.",
+    ],
+)
+def test_a_new_value_in_wider_words_updates_a_close_lesson(newer: str) -> None:
+    older = _lesson("The monorepo pipeline takes about 38 minutes at p50.")
+    near = [Neighbour(older, 0.6)]
+    assert decide(newer, [older], near) == Curation("supersede", older.id)
+    assert decide("The monorepo pipeline takes about 38 minutes at p50 on main.", [older], near).action != "supersede"
 
 
 def rule(candidate: str, existing: list[Lesson]) -> Curation:
