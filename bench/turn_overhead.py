@@ -202,6 +202,9 @@ class QuietPoster:
     def post_recall(self, persona: Persona, query: str, found: int) -> None:
         return None
 
+    def post_forgotten(self, persona: Persona, forgotten: object) -> None:
+        return None
+
     def post_notice(self, text: str) -> None:
         return None
 

@@ -29,7 +29,7 @@ from nightwatch.domain.errors import (
 )
 from nightwatch.domain.llm import LLMRequest, LLMResponse, Purpose, Usage
 from nightwatch.domain.memory.models import PendingLesson
-from nightwatch.domain.memory.ports import FolderMove
+from nightwatch.domain.memory.ports import FolderMove, Forgotten
 from nightwatch.domain.models import Persona, ThreadMessage
 from nightwatch.domain.names import check_slug
 from nightwatch.domain.pins.models import Pin, PinKind
@@ -325,6 +325,28 @@ class InMemoryPendingLessons:
     def _check(self) -> None:
         if self.broken:
             raise StorageError("The database could not keep lessons for a retry (OperationalError); check it.")
+
+
+class InMemoryForgottenLessons:
+    """ForgottenLessons in a dict, ids from 1."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, Forgotten] = {}
+
+    def keep(self, forgotten: Forgotten) -> Forgotten:
+        kept = replace(forgotten, id=len(self.rows) + 1)
+        self.rows[kept.id or 0] = kept
+        return kept
+
+    def get(self, forgotten_id: int) -> Forgotten | None:
+        return self.rows.get(forgotten_id)
+
+    def mark_restored(self, forgotten_id: int, user: str, now: datetime) -> bool:
+        found = self.rows.get(forgotten_id)
+        if found is None or found.restored_by is not None:
+            return False
+        self.rows[forgotten_id] = replace(found, restored_at=now, restored_by=user)
+        return True
 
 
 class InMemoryShareRepository:
@@ -681,6 +703,7 @@ class RecordingPoster:
         self.verdicts: list[tuple[str, Verdict, str]] = []
         self.lessons: list[tuple[str, str, str, str]] = []
         self.recalls: list[tuple[str, str, int]] = []
+        self.forgotten: list[tuple[str, Forgotten]] = []
         self.notices: list[str] = []
         self.round_requests: list[tuple[str, str]] = []
         self.changes: list[tuple[str, str | None, str]] = []  # (lesson id, category, created / merged)
@@ -711,6 +734,9 @@ class RecordingPoster:
 
     def post_recall(self, persona: Persona, query: str, found: int) -> None:
         self.recalls.append((persona.name, query, found))
+
+    def post_forgotten(self, persona: Persona, forgotten: Forgotten) -> None:
+        self.forgotten.append((persona.name, forgotten))
 
     def post_notice(self, text: str) -> None:
         self.notices.append(text)

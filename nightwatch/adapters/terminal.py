@@ -1,10 +1,11 @@
 """The terminal surface: a Poster that prints a deliberation as it happens, and the JSON and budget renderings.
 
 `TerminalPoster` prints each turn (name, role, text), then the lead's verdict, then one "Carlos remembered: ..." line
-per lesson; a persona's memory tools print "🔎 Dev recalled: <query> (3 lessons)" and "Dev remembered: ..." before
-its turn. With `quiet=True` it prints nothing and only collects, for `nightwatch deliberate --json`, which prints
-`render_result_json(result)` instead (each turn with its `tool_calls`). Texts are written for Slack (mrkdwn); the
-terminal prints them as plain text (`plain_text`), while what it keeps (`messages()`, the verdict) stays as posted.
+per lesson; a persona's memory tools print "🔎 Dev recalled: <query> (3 lessons)", "Dev remembered: ..." and
+"Dev forgot: ..." before its turn. With `quiet=True` it prints nothing and only collects, for `nightwatch deliberate
+--json`, which prints `render_result_json(result)` instead (each turn with its `tool_calls`). Texts are written for
+Slack (mrkdwn); the terminal prints them as plain text (`plain_text`), while what it keeps (`messages()`, the
+verdict) stays as posted.
 What it prints, and the JSON, is redacted first (a backstop: secrets are redacted where they enter and where the
 model answers).
 """
@@ -22,6 +23,7 @@ from nightwatch.domain.deliberation import DeliberationResult
 from nightwatch.domain.deliberation.models import Verdict
 from nightwatch.domain.llm import Usage
 from nightwatch.domain.memory import Retried
+from nightwatch.domain.memory.ports import Forgotten
 from nightwatch.domain.models import Persona, ThreadMessage
 from nightwatch.domain.pins import PackedPin
 from nightwatch.domain.pins.models import PinStatus
@@ -75,6 +77,9 @@ class TerminalPoster:
     ) -> None:
         self.lessons.append(PostedLesson(persona.name, project, lesson_id, text))
         self._print(f"{persona.name} remembered: {plain_text(text)} ({lesson_id})")
+
+    def post_forgotten(self, persona: Persona, forgotten: Forgotten) -> None:
+        self._print(f"{persona.name} forgot: {plain_text(forgotten.text)} ({forgotten.lesson_id})")
 
     def post_recall(self, persona: Persona, query: str, found: int) -> None:
         self._print(f"🔎 {persona.name} recalled: {plain_text(query)} ({found} lesson{'' if found == 1 else 's'})")

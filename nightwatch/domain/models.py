@@ -67,6 +67,7 @@ class Persona:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     id: int | None = None
+    created_by: str | None = None  # the Slack user id of whoever created it in Slack (None from the CLI or a file)
 
 
 # What a lesson is about (memory/models.py describes each and how curation treats it).

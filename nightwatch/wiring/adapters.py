@@ -10,6 +10,7 @@ from nightwatch.adapters.db import (
     DatabaseProbe,
     SlackState,
     SqlDeliberationLog,
+    SqlForgottenLessons,
     SqlHeldLessons,
     SqlPendingLessons,
     SqlPersonaRepository,
@@ -26,7 +27,7 @@ from nightwatch.adapters.secrets import RedactingLLM
 from nightwatch.config import Settings
 from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
 from nightwatch.domain.llm import LLM
-from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
+from nightwatch.domain.memory.ports import ForgottenLessons, MemoryStore, PendingLessons
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.personas.ports import PersonaRepository
 from nightwatch.domain.pins.ports import PinFiles, PinPages, PinRepository
@@ -127,6 +128,11 @@ class AdapterModule(Module):
     @provider
     def provide_held(self, engine: Engine) -> HeldLessons:
         return SqlHeldLessons(engine)  # in the database whatever the memory store: every replica sees them
+
+    @singleton
+    @provider
+    def provide_forgotten(self, engine: Engine) -> ForgottenLessons:
+        return SqlForgottenLessons(engine)  # likewise: an Undo may reach any replica
 
     @singleton
     @provider

@@ -21,7 +21,7 @@ from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolic
 from nightwatch.domain.deliberation.ports import DeliberationLog, Liveness
 from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory import LessonSuccession, MemoryPolicy, MemoryService, MemorySource, MemoryTransfer
-from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
+from nightwatch.domain.memory.ports import ForgottenLessons, MemoryStore, PendingLessons
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.personas.ports import PersonaRepository
 from nightwatch.domain.pins import PinService, PinsSource
@@ -32,7 +32,7 @@ from nightwatch.domain.recall import Recall
 from nightwatch.domain.sharing import SharedSource, SharingService
 from nightwatch.domain.sharing.ports import ShareRepository
 from nightwatch.domain.soul import SoulCompiler
-from nightwatch.domain.teaching import HeldLessons, LessonReview, TeachingService
+from nightwatch.domain.teaching import Forgetting, HeldLessons, LessonReview, TeachingService
 from nightwatch.live_settings import LiveSettings
 from nightwatch.startup import StartUp
 
@@ -88,6 +88,13 @@ class ServiceModule(Module):
     @provider
     def provide_transfer(self, store: MemoryStore, memory: MemoryService) -> MemoryTransfer:
         return MemoryTransfer(store=store, memory=memory)
+
+    @singleton
+    @provider
+    def provide_forgetting(
+        self, memory: MemoryService, transfer: MemoryTransfer, kept: ForgottenLessons, personas: PersonaService
+    ) -> Forgetting:
+        return Forgetting(memory=memory, transfer=transfer, kept=kept, personas=personas)
 
     @singleton
     @provider
@@ -156,6 +163,7 @@ class ServiceModule(Module):
         clock: Clock,
         liveness: Liveness,
         context: ContextReader,
+        forgetting: Forgetting,
     ) -> DeliberationEngine:
         return DeliberationEngine(
             personas=personas,
@@ -167,6 +175,7 @@ class ServiceModule(Module):
             policy=lambda: deliberation_policy(live.current()),  # taken once per deliberation: reloads reach the next
             liveness=liveness,
             context=context,
+            forgetting=forgetting,
         )
 
     @singleton

@@ -19,6 +19,7 @@ from nightwatch.adapters.slack import (
     Authorization,
     ChannelDirectory,
     Deliberations,
+    ForgetUndo,
     HeldReview,
     HomeTab,
     LeaseKeeper,
@@ -77,12 +78,6 @@ class SlackModule(Module):
     @provider
     def provide_pool(self, settings: Settings) -> WorkerPool:
         return WorkerPool(size=settings.slack.workers)
-
-    @singleton
-    @provider
-    def provide_admins(self, live: LiveSettings, client: WebClient, clock: Clock) -> AdminCheck:
-        # read at each click: a reload of NIGHTWATCH_ADMINS reaches the next one
-        return AdminCheck(admins=lambda: live.current().slack.admins, client=client, clock=clock)
 
     @singleton
     @provider
@@ -240,6 +235,7 @@ class SlackModule(Module):
         teaching: ThreadTeaching,
         held: HeldReview,
         notes: LessonNotes,
+        undo: ForgetUndo,
     ) -> Listeners:
         return Listeners(
             held=held,
@@ -251,6 +247,7 @@ class SlackModule(Module):
             home=home,
             teaching=teaching,
             notes=notes,
+            undo=undo,
         )
 
     @singleton

@@ -5,6 +5,7 @@ database (adapters/db/memory.py) uses the memory tables and the transactions thi
 """
 
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db.forgotten_lessons import SqlForgottenLessons
 from nightwatch.adapters.db.held_lessons import SqlHeldLessons
 from nightwatch.adapters.db.memory import DatabaseMemoryStore
 from nightwatch.adapters.db.migrate import SchemaChange, upgrade
@@ -25,6 +26,7 @@ __all__ = [
     "SchemaChange",
     "SlackState",
     "SqlDeliberationLog",
+    "SqlForgottenLessons",
     "SqlHeldLessons",
     "SqlPendingLessons",
     "SqlPersonaRepository",

@@ -143,6 +143,7 @@ class SqlPersonaRepository:
             "model": persona.model,
             "system_prompt_override": persona.system_prompt_override,
             "active": persona.active,
+            "created_by": persona.created_by,
             "created_at": _for_storage(persona.created_at),
             "updated_at": _for_storage(persona.updated_at or persona.created_at),
         }
@@ -170,5 +171,6 @@ class SqlPersonaRepository:
             system_prompt_override=data["system_prompt_override"],
             active=True if data["active"] is None else bool(data["active"]),
             created_at=_aware(data["created_at"]),
+            created_by=data["created_by"],
             updated_at=_aware(data["updated_at"]),
         )

@@ -56,6 +56,7 @@ personas = Table(
     Column("active", Boolean, nullable=False, server_default=true()),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("created_by", String(80), nullable=True),  # the Slack user id of whoever created it there (else NULL)
 )
 
 # One mark per persona ever added from a file (the name is from when only the packaged defaults were): a deleted

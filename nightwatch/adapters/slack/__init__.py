@@ -15,6 +15,7 @@ from nightwatch.adapters.slack.app import (
     web_client,
 )
 from nightwatch.adapters.slack.commands import SlashCommands
+from nightwatch.adapters.slack.forget_undo import ForgetUndo
 from nightwatch.adapters.slack.held import HeldReview
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.lease_keeper import LeaseKeeper
@@ -38,6 +39,7 @@ __all__ = [
     "ChannelDirectory",
     "Deliberations",
     "EagerAckSocketModeHandler",
+    "ForgetUndo",
     "HeldReview",
     "HomeTab",
     "LeaseKeeper",

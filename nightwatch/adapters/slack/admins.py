@@ -1,4 +1,5 @@
-"""Who may administer personas and memories: configured user ids, or workspace admins and owners."""
+"""Who may administer personas and memories: configured user ids, or workspace admins and owners; for a few actions
+on one persona (clearing its memory), also whoever created it in Slack."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from nightwatch.domain.errors import PermissionDeniedError
+from nightwatch.domain.models import Persona
 from nightwatch.domain.ports import Clock
 
 log = logging.getLogger(__name__)
@@ -19,6 +21,10 @@ CACHE_FOR = timedelta(minutes=5)
 REFUSAL = (
     "Only Night Watch admins can {action}. Ask an admin (a workspace admin or owner, or a user listed in "
     "NIGHTWATCH_ADMINS) to do it for you."
+)
+CREATOR_REFUSAL = (
+    "Only Night Watch admins or whoever created {name} can {action}. Ask an admin (a workspace admin or owner, or a "
+    "user listed in NIGHTWATCH_ADMINS) to do it for you."
 )
 
 
@@ -63,6 +69,13 @@ class AdminCheck:
         """Raise PermissionDeniedError with a message saying who can `action`, unless the user is an admin."""
         if not self.is_admin(user_id):
             raise PermissionDeniedError(REFUSAL.format(action=action))
+
+    def require_admin_or_creator(self, user_id: str, persona: Persona, action: str) -> None:
+        """Raise PermissionDeniedError unless the user created `persona` in Slack or is an admin."""
+        if user_id and persona.created_by == user_id:
+            return
+        if not self.is_admin(user_id):
+            raise PermissionDeniedError(CREATOR_REFUSAL.format(name=persona.name, action=action))
 
     def _ask_slack(self, user_id: str) -> bool | None:
         try:

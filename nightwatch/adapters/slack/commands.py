@@ -207,8 +207,8 @@ class SlashCommands:
 
     def _clear(self, call: Invocation, rest: str) -> Reply:
         """Ask before clearing: the Clear button (behind a confirm dialog) does it."""
-        self._admins.require(call.user, "clear memories")
         persona, project_name = self._persona_and_rest(rest)
+        self._admins.require_admin_or_creator(call.user, persona, "clear its memory")
         project = project_slug(project_name) if project_name else self._channels.project_for(call.channel)
         held = len(self._memory.lessons(persona, project)) + len(self._memory.history(persona, project))
         return Reply(f"Clear {persona.name}'s memory of {project}?", clear_blocks(persona, project, held))

@@ -2,8 +2,11 @@
 
 A thread gets at most one lessons message. The first lessons recorded there post it; lessons recorded later in the
 same thread (a deliberation's reflection, teaching, the memory tools, extraction, a proactive message) are added to
-it in place with `chat.update`. Forget strikes its line through in place (`strike`). A message shows at most
-`MAX_LINES` lines (Slack allows 50 blocks); beyond them it says "and N more" and points at the App Home.
+it in place with `chat.update`. Forget strikes its line through in place (`strike`). A lesson a persona forgot with
+its `memory_forget` tool is a line too, "Maya forgot: …", with an Undo button that puts it back (`LESSON_UNDO`: admins
+and the person who started the deliberation, `starter`); once undone the line says who restored it (`restored`). A
+message shows at most `MAX_LINES` lines (Slack allows 50 blocks); beyond them it says "and N more" and points at the
+App Home.
 
 `NIGHTWATCH_LESSON_NOTES` (read at each message, so a reload reaches the next one) says where lessons are told:
 `thread` (the default, as above), `ephemeral` (a message only the person who started the deliberation or taught
@@ -33,6 +36,8 @@ THREADS_KEPT = 2000
 FALLBACK_TEXT = 3000
 HOME_TAB = "the App Home (the app's Home tab)"
 MODES = ("thread", "ephemeral", "off")
+FORGOT = "forgot"
+LESSON_UNDO = "lesson_undo"
 
 
 @dataclass(frozen=True)
@@ -45,23 +50,29 @@ class LessonLine:
     lesson_id: str
     text: str
     category: str | None = None
-    change: str = "created"  # created, merged or superseded
+    change: str = "created"  # created, merged, superseded, or FORGOT (the persona forgot it with its tool)
     taught_by: str = ""  # the Slack user id of the person who taught it
     forgotten_by: str = ""  # set once someone pressed its Forget button
+    forgotten_id: int | None = None  # a FORGOT line: the kept lesson its Undo button restores
+    restored_by: str = ""  # a FORGOT line: set once someone pressed Undo
 
     @property
     def target(self) -> ForgetTarget:
         return ForgetTarget(self.slug, self.project, self.lesson_id, "note")
 
     def plain(self) -> str:
-        """The line as notification text: "★ Maya remembered: …"."""
+        """The line as notification text: "★ Maya remembered: …" (or "Maya forgot: …")."""
+        if self.change == FORGOT:
+            return f"{self.persona} forgot: {self.text}"
         return f"★ {self.persona} remembered: {self.text}"
 
 
 def lessons_blocks(lines: Sequence[LessonLine], *, home: str = "") -> list[Block]:
     """The lessons message: a heading, a line per lesson (the first MAX_LINES), then "and N more" if there are."""
-    learned = "lesson" if len(lines) == 1 else "lessons"
-    blocks: list[Block] = [context(f"★ What was learned here · {len(lines)} {learned}")]
+    forgot = sum(line.change == FORGOT for line in lines)
+    count = len(lines) - forgot
+    learned = f"{count} lesson{'' if count == 1 else 's'}" + (f" · {forgot} forgotten" if forgot else "")
+    blocks: list[Block] = [context(f"★ What was learned here · {learned}")]
     blocks += [_line_block(line) for line in lines[:MAX_LINES]]
     if len(lines) > MAX_LINES:
         where = f"<{home}|the App Home>" if home else HOME_TAB
@@ -70,6 +81,8 @@ def lessons_blocks(lines: Sequence[LessonLine], *, home: str = "") -> list[Block
 
 
 def _line_block(line: LessonLine) -> Block:
+    if line.change == FORGOT:
+        return _forgot_block(line)
     category = f" · {line.category}" if line.category else ""
     by = f" · taught by <@{line.taught_by}>" if line.taught_by else ""
     head = f"*{escape(line.persona)}*{category} · {line.change}"
@@ -83,6 +96,29 @@ def _line_block(line: LessonLine) -> Block:
         confirm=confirm_dialog("Forget this lesson?", clip(line.text, 250), "Forget"),
     )
     return block
+
+
+def _forgot_block(line: LessonLine) -> Block:
+    head = f"*{escape(line.persona)}* forgot"
+    if line.restored_by:
+        return mrkdwn(f"{head}: ~{line.text}~ — restored (<@{line.restored_by}>)")
+    block = mrkdwn(f"{head}: {line.text}")
+    block["accessory"] = button("Undo", LESSON_UNDO, str(line.forgotten_id))
+    return block
+
+
+def restored(blocks: Sequence[Block], value: str, user: str) -> list[Block] | None:
+    """`blocks` with the forgotten line whose Undo button carries `value` shown as restored; None when none does."""
+    out: list[Block] = []
+    for block in blocks:
+        accessory = block.get("accessory") or {}
+        if block.get("type") == "section" and accessory.get("action_id") == LESSON_UNDO and accessory["value"] == value:
+            text = str((block.get("text") or {}).get("text") or "")
+            head, _, said = text.partition(" forgot: ")
+            out.append(mrkdwn(f"{head} forgot: ~{said}~ — restored (<@{user}>)"))
+        else:
+            out.append(block)
+    return out if out != list(blocks) else None
 
 
 def strike(blocks: Sequence[Block], value: str, user: str) -> list[Block] | None:
@@ -115,6 +151,7 @@ class LessonNotes:
         self._mode = mode
         self._home = home
         self._messages: OrderedDict[tuple[str, str], _Message] = OrderedDict()
+        self._starters: OrderedDict[int, str] = OrderedDict()  # a forgotten lesson's id -> who started its thread's run
         self._lock = threading.Lock()
 
     @property
@@ -125,6 +162,7 @@ class LessonNotes:
     def tell(self, channel: str, thread_ts: str, lines: Sequence[LessonLine], *, user: str = "") -> None:
         """Tell the thread about `lines`: in its lessons message (posted now, or updated), privately, or not at all."""
         mode = self.mode
+        self._note_starter(lines, user)
         if not lines or mode == "off":
             return
         if mode == "ephemeral":
@@ -153,6 +191,29 @@ class LessonNotes:
                     message.lines = [
                         replace(line, forgotten_by=user) if line.target == target else line for line in message.lines
                     ]
+
+    def starter(self, forgotten_id: int) -> str:
+        """Who started the deliberation whose persona forgot this lesson ('' when this process does not know)."""
+        with self._lock:
+            return self._starters.get(forgotten_id, "")
+
+    def restored(self, channel: str, message_ts: str, forgotten_id: int, user: str) -> None:
+        """Remember that a forgotten line was undone, so later updates keep showing it restored."""
+        with self._lock:
+            for (where, _), message in self._messages.items():
+                if where == channel and message.ts == message_ts:
+                    message.lines = [
+                        replace(line, restored_by=user) if line.forgotten_id == forgotten_id else line
+                        for line in message.lines
+                    ]
+
+    def _note_starter(self, lines: Sequence[LessonLine], user: str) -> None:
+        with self._lock:
+            for line in lines:
+                if line.forgotten_id is not None and user:
+                    self._starters[line.forgotten_id] = user
+            while len(self._starters) > THREADS_KEPT:
+                self._starters.popitem(last=False)
 
     def _update(self, channel: str, message: _Message) -> None:
         self._client.chat_update(

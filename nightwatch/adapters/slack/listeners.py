@@ -17,6 +17,7 @@ from slack_sdk import WebClient
 from nightwatch.adapters.db import SlackState
 from nightwatch.adapters.slack.blocks import escape, notice_modal
 from nightwatch.adapters.slack.commands import COMMAND, UNEXPECTED, Invocation, SlashCommands
+from nightwatch.adapters.slack.forget_undo import ForgetUndo
 from nightwatch.adapters.slack.held import HELD_APPROVE, HELD_DROP, HeldReview
 from nightwatch.adapters.slack.home import HomeTab
 from nightwatch.adapters.slack.lesson_notes import LessonNotes, strike
@@ -66,8 +67,10 @@ class Listeners:
         teaching: ThreadTeaching,
         held: HeldReview,
         notes: LessonNotes | None = None,
+        undo: ForgetUndo | None = None,
     ) -> None:
         self._held = held
+        self._undo = undo
         self._notes = notes
         self._state = state
         self._clock = clock
@@ -92,6 +95,8 @@ class Listeners:
         app.action(HELD_APPROVE)(self.on_held_approve)
         app.action(HELD_DROP)(self.on_held_drop)
         app.view(CALLBACK_ID)(self.on_persona_save)
+        if self._undo is not None:
+            self._undo.register(app)
 
     # --- events --------------------------------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """Admin actions from buttons and modals: open the persona modal, save it, delete a persona, forget a lesson.
 
 Every action checks that the clicking user is an admin itself, not only whether the button was shown: a payload can
-be crafted, a button cannot be trusted. The one thing a non-admin may do is forget a lesson they taught or added.
+be crafted, a button cannot be trusted. A non-admin may forget a lesson they taught or added, and clear the memory of
+a persona they created here (the persona records who: `Persona.created_by`).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class PersonaAdmin:
         draft = to_draft(submission, base)
         try:
             if base is None:
-                return self._personas.create(draft)
+                return self._personas.create(draft, created_by=user)
             return self._personas.update(base.slug, draft)
         except (ConflictError, InvalidInputError) as err:
             raise FormError({"name": str(err)}) from err
@@ -98,9 +99,10 @@ class PersonaAdmin:
         return persona, self._memory.forget(persona, target.project, target.lesson)
 
     def clear(self, user: str, target: ClearTarget) -> tuple[Persona, int]:
-        """Clear a persona's memory of a project (admins only); returns the persona and how many lessons it held."""
-        self._admins.require(user, "clear memories")
+        """Clear a persona's memory of a project (admins and its creator); returns the persona and how many lessons it
+        held."""
         persona = self._personas.get(target.persona)
+        self._admins.require_admin_or_creator(user, persona, "clear its memory")
         return persona, self._transfer.clear(persona, target.project)
 
     def _authored(self, user: str, persona: Persona, target: ForgetTarget) -> bool:

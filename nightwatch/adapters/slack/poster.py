@@ -19,7 +19,6 @@ import logging
 import re
 import threading
 import time
-import unicodedata
 from dataclasses import replace
 from typing import Any
 
@@ -27,10 +26,12 @@ from slack_sdk import WebClient
 
 from nightwatch.adapters.secrets import redact, redact_backstop
 from nightwatch.adapters.slack.blocks import Block, mrkdwn
-from nightwatch.adapters.slack.lesson_notes import LessonLine, LessonNotes
+from nightwatch.adapters.slack.identity import persona_identity, shortcode
+from nightwatch.adapters.slack.lesson_notes import FORGOT, LessonLine, LessonNotes, lessons_blocks
 from nightwatch.adapters.slack.sanitize import sanitize, split_for_blocks
 from nightwatch.adapters.slack.views import lesson_note_blocks
 from nightwatch.domain.deliberation.models import Verdict
+from nightwatch.domain.memory.ports import Forgotten
 from nightwatch.domain.models import Persona, ThreadMessage
 
 log = logging.getLogger(__name__)
@@ -38,32 +39,6 @@ log = logging.getLogger(__name__)
 FALLBACK_TEXT = 3000  # the notification text that accompanies blocks
 REFRESH_SECONDS = 3.0
 _USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
-
-
-def persona_identity(persona: Persona) -> dict[str, str]:
-    """`username` and the icon argument for chat.postMessage (chat:write.customize)."""
-    identity = {"username": persona.name}
-    avatar = persona.avatar.strip()
-    if avatar.startswith(("http://", "https://")):
-        identity["icon_url"] = avatar
-    elif avatar.startswith(":") and avatar.endswith(":"):
-        identity["icon_emoji"] = avatar
-    elif shortcode(avatar):
-        identity["icon_emoji"] = shortcode(avatar)
-    return identity
-
-
-def shortcode(emoji: str) -> str:
-    """Slack's :shortcode: for a single-character emoji, from its Unicode name ('🔒' -> ':lock:'); '' if none.
-
-    Slack names most emoji after their Unicode names; sequences (flags, skin tones, joined emoji) have no
-    such name and are left to lead the message text instead.
-    """
-    base = emoji.replace("\ufe0f", "")
-    if len(base) != 1:
-        return ""
-    name = unicodedata.name(base, "")
-    return f":{name.lower().replace(' ', '_').replace('-', '_')}:" if name else ""
 
 
 class SlackPoster:
@@ -156,7 +131,16 @@ class SlackPoster:
             blocks = lesson_note_blocks(persona, project, lesson_id, clean)  # `clean` is mrkdwn-safe already
             self._send(f"★ {persona.name} remembered: {clean}"[:FALLBACK_TEXT], blocks, {})
             return
-        self._held_lessons.append(LessonLine(persona.name, persona.slug, project, lesson_id, clean, category, change))
+        self._hold(LessonLine(persona.name, persona.slug, project, lesson_id, clean, category, change))
+
+    def post_forgotten(self, persona: Persona, forgotten: Forgotten) -> None:
+        """A lesson the persona forgot with its tool: a line of the lessons message, with its Undo button."""
+        clean = self._clean(forgotten.text)
+        line = LessonLine(persona.name, persona.slug, forgotten.project, forgotten.lesson_id, clean, change=FORGOT)
+        self._hold(replace(line, forgotten_id=forgotten.id))
+
+    def _hold(self, line: LessonLine) -> None:
+        self._held_lessons.append(line)
         if not self._holding:
             self._tell_lessons()
 
@@ -172,7 +156,9 @@ class SlackPoster:
         lines, self._held_lessons = self._held_lessons, []
         if lines and self._notes is not None and self.thread_ts:
             self._notes.tell(self.channel, self.thread_ts, lines, user=self._requester)
-        elif lines and self._notes is not None:  # a proactive post before its thread exists: nothing to attach to
+        elif lines and self._notes is None:  # no lessons message to keep: these lines are a message of their own
+            self._send("\n".join(line.plain() for line in lines)[:FALLBACK_TEXT], lessons_blocks(lines), {})
+        elif lines:  # a proactive post before its thread exists: nothing to attach to
             log.info("lessons with no thread to tell them in: %s", ", ".join(line.lesson_id for line in lines))
 
     def post_recall(self, persona: Persona, query: str, found: int) -> None:

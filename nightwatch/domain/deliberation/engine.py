@@ -48,6 +48,7 @@ from nightwatch.domain.deliberation.turns import TurnTaker, conversation
 from nightwatch.domain.errors import NotFoundError
 from nightwatch.domain.llm import LLM, LLMRequest, Purpose
 from nightwatch.domain.memory import memory_tool_specs
+from nightwatch.domain.memory.ports import TurnForgetting
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import project_slug
 from nightwatch.domain.ports import Clock
@@ -99,8 +100,10 @@ class DeliberationEngine:
         policy: PolicySource,
         liveness: Liveness | None = None,
         context: ContextReader | None = None,
+        forgetting: TurnForgetting | None = None,
     ) -> None:
-        """`context` reads what a persona knows for a turn (domain/context.py); without it, a turn knows nothing."""
+        """`context` reads what a persona knows for a turn (domain/context.py); without it, a turn knows nothing.
+        `forgetting` gives each turn the `memory_forget` tool (domain/teaching/forgetting.py); without it, none."""
         known = context or ContextReader()
         self._personas = personas
         self._memory = memory
@@ -122,7 +125,9 @@ class DeliberationEngine:
             clock=clock,
             thread=thread,
             reply_chars=fixed.reply_chars,
+            forgetting=forgetting,
         )
+        self._tools = memory_tool_specs() + ((forgetting.spec,) if forgetting else ())  # as the turns offer them
         self._closing = Closing(memory=memory, log=log, clock=clock, reply_chars=fixed.reply_chars)
         self._budget = ContextBudget(
             log=log, thread=thread, known=known, compiler=compiler, model_window=fixed.model_window
@@ -234,7 +239,7 @@ class DeliberationEngine:
             model=lead.model,
             persona=lead,
             topic=state.scope.topic,
-            tools=memory_tool_specs(),
+            tools=self._tools,
             answer_now=True,
         )
         decided = decide(self._llm, request, retries=max(0, state.policy.consensus_retries), final_round=final)

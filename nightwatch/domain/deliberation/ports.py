@@ -12,6 +12,7 @@ from nightwatch.domain.inputs import whole_number
 from nightwatch.domain.llm import Usage
 from nightwatch.domain.memory import ToolMemory
 from nightwatch.domain.memory.models import Discarded, ReflectionContext
+from nightwatch.domain.memory.ports import Forgotten
 from nightwatch.domain.models import Lesson, Persona, ThreadMessage
 
 RECENT_MAX = 200  # the most deliberations DeliberationLog.recent returns at once
@@ -119,6 +120,10 @@ class Poster(Protocol):
 
     def post_recall(self, persona: Persona, query: str, found: int) -> None:
         """Show that `persona` searched its memory for `query` during its turn and found `found` lessons."""
+        ...
+
+    def post_forgotten(self, persona: Persona, forgotten: Forgotten) -> None:
+        """Tell the thread `persona` forgot a lesson with its tool (kept as `forgotten`, so people can undo it)."""
         ...
 
     def post_notice(self, text: str) -> None: ...

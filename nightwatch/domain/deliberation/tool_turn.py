@@ -8,8 +8,9 @@ gets an error result with its message, so the model can fix it or carry on witho
 raises LLMError like any failed turn; what the calls did before it stays done, shown and counted.
 
 Each recall is shown in the thread or terminal (`Poster.post_recall`: "🔎 Dev recalled: …"), and each lesson newly
-remembered is announced as reflection's are (`Poster.post_lesson`: "★ Dev remembered: …" with a Forget button), as
-the call happens.
+remembered is announced as reflection's are (`Poster.post_lesson`: "★ Dev remembered: …" with a Forget button), and
+each lesson forgotten with `memory_forget` too (`Poster.post_forgotten`: "Dev forgot: …" with an Undo button), as the
+call happens.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from nightwatch.domain.deliberation.ports import Poster, announce
 from nightwatch.domain.errors import LLMOutputError, NightWatchError
 from nightwatch.domain.llm import LLM, LLMRequest, LLMResponse, Usage
 from nightwatch.domain.memory import MAX_TOOL_CALLS, MemoryTools, ToolOutcome
+from nightwatch.domain.memory.ports import Forgotten
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.tool_use import ToolCall, ToolResult, ToolRound, ToolTrace
 
@@ -43,6 +45,7 @@ class ToolTurn:
     traces: list[ToolTrace] = field(default_factory=list)
     recalled: list[Lesson] = field(default_factory=list)
     remembered: list[Lesson] = field(default_factory=list)
+    forgotten: list[Forgotten] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)  # of every model call so far
 
     def answer(self, request: LLMRequest) -> LLMResponse:
@@ -105,5 +108,8 @@ class ToolTurn:
                 lesson = outcome.remembered
                 self.remembered.append(lesson)
                 announce(self.poster, self.persona, self.project, lesson)
+            if outcome.forgotten is not None:
+                self.forgotten.append(outcome.forgotten)
+                self.poster.post_forgotten(self.persona, outcome.forgotten)
         except Exception:
             log.exception("could not show %s's memory tool call in the thread", self.persona.name)

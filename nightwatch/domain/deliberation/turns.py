@@ -27,6 +27,7 @@ from nightwatch.domain.deliberation.thread_context import ThreadContext, ThreadP
 from nightwatch.domain.deliberation.tool_turn import ToolTurn
 from nightwatch.domain.llm import LLM, ChatMessage, LLMRequest, Purpose, SystemPrompt, Usage
 from nightwatch.domain.memory import MemoryTools
+from nightwatch.domain.memory.ports import TurnForgetting
 from nightwatch.domain.models import Persona
 from nightwatch.domain.pins import PINS
 from nightwatch.domain.ports import Clock
@@ -110,8 +111,10 @@ class TurnTaker:
         clock: Clock,
         thread: ThreadContext,
         reply_chars: int,
+        forgetting: TurnForgetting | None = None,
     ) -> None:
         self._memory = memory
+        self._forgetting = forgetting
         self._known = known
         self._compiler = compiler
         self._llm = llm
@@ -189,7 +192,14 @@ class TurnTaker:
     def tools(self, state: RunState, persona: Persona) -> ToolTurn:
         """The memory tools of `persona`'s turn, and the loop that lets the model call them (see tool_turn.py)."""
         scope = state.scope
-        tools = MemoryTools(memory=self._memory, persona=persona, project=scope.project, link=scope.link)
+        tools = MemoryTools(
+            memory=self._memory,
+            persona=persona,
+            project=scope.project,
+            link=scope.link,
+            forgetting=self._forgetting,
+            thread=scope.thread,
+        )
         return ToolTurn(llm=self._llm, tools=tools, poster=state.poster, persona=persona, project=scope.project)
 
     def keep_tool_work(self, state: RunState, persona: Persona, tools: ToolTurn) -> None:

@@ -11,7 +11,7 @@ behind them.
 
 from nightwatch.domain.memory.cache import line_cost
 from nightwatch.domain.memory.curation import LessonSuccession, is_duplicate
-from nightwatch.domain.memory.document import unread_summary
+from nightwatch.domain.memory.document import new_document, unread_summary
 from nightwatch.domain.memory.format import CLI_AUTHOR, Merged, lesson_id, merge_imported
 from nightwatch.domain.memory.lesson_text import (
     QUERY_MAX,
@@ -40,6 +40,7 @@ from nightwatch.domain.memory.models import (
 )
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.memory.tools import (
+    FORGET_TOOL,
     MAX_TOOL_CALLS,
     RECALL_TOOL,
     REMEMBER_TOOL,
@@ -56,6 +57,7 @@ __all__ = [
     "CATEGORIES",
     "CLI_AUTHOR",
     "DESCRIPTIONS",
+    "FORGET_TOOL",
     "LESSON_MAX",
     "MAX_TOOL_CALLS",
     "MEMORY",
@@ -87,6 +89,7 @@ __all__ = [
     "memory_section",
     "memory_tool_specs",
     "merge_imported",
+    "new_document",
     "orphans",
     "unread_summary",
     "validate_category",

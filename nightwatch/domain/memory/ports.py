@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,6 +13,8 @@ from nightwatch.domain.arrays import Arrays
 from nightwatch.domain.memory.models import (
     PendingLesson,
 )
+from nightwatch.domain.models import Persona
+from nightwatch.domain.tool_use import ToolSpec
 from nightwatch.domain.vectors import VectorTable
 
 
@@ -108,6 +110,57 @@ class MemoryStore(Protocol):
         then. A store whose moves and persona rows share one transaction (the database) has the row locks do this.
         """
         ...
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """A lesson a persona forgot with its `memory_forget` tool, kept so that Undo can put it back.
+
+    `kept` is a memory document holding just that lesson with every mark it had (its section, counts, author,
+    category, overview), so restoring it is an import of that document (format.merge_imported)."""
+
+    persona_id: int
+    persona: str  # its name when it forgot, for showing
+    project: str
+    lesson_id: str
+    text: str
+    kept: str
+    thread: str
+    forgotten_at: datetime
+    restored_at: datetime | None = None
+    restored_by: str | None = None  # the Slack user id of whoever pressed Undo
+    id: int | None = None
+
+
+class ForgottenLessons(Protocol):
+    """Lessons forgotten through the tool, kept (in the database) so they can be restored."""
+
+    def keep(self, forgotten: Forgotten) -> Forgotten:
+        """Store it; returns it with its id."""
+        ...
+
+    def get(self, forgotten_id: int) -> Forgotten | None: ...
+
+    def mark_restored(self, forgotten_id: int, user: str, now: datetime) -> bool:
+        """Record that `user` restored it; False when it was restored already (nothing changes then)."""
+        ...
+
+
+class ForgetTool(Protocol):
+    """The `memory_forget` tool of one persona's turn (domain/teaching/forgetting.py makes it)."""
+
+    def run(self, given: Mapping[str, object]) -> tuple[str, str, Forgotten | None]:
+        """(text for the model, a short line for people, what was forgotten); InvalidInputError when it cannot."""
+        ...
+
+
+class TurnForgetting(Protocol):
+    """Where a turn's `memory_forget` tool comes from: its definition, and the tool bound to one turn."""
+
+    @property
+    def spec(self) -> ToolSpec: ...
+
+    def for_turn(self, persona: Persona, project: str, thread: str) -> ForgetTool: ...
 
 
 class PendingLessons(Protocol):

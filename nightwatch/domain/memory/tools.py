@@ -1,5 +1,6 @@
 """Memory as its direct users reach it beside a turn's read and reflection: the tools a persona may call during its
-turn, `memory_recall` (search) and `remember` (record a lesson); and whole documents a person exports, edits and
+turn, `memory_recall` (search), `remember` (record a lesson) and `memory_forget` (made by domain/teaching/forgetting.py,
+offered when one is given); and whole documents a person exports, edits and
 imports again (`MemoryTransfer`; format.merge_imported merges a file by lesson id; `settle_appended` files the lines
 a person appended at the end of a file, under its history, as live lessons).
 
@@ -25,7 +26,7 @@ from nightwatch.domain.memory.document import Line
 from nightwatch.domain.memory.format import Merged, merge_imported, parse
 from nightwatch.domain.memory.lesson_text import QUERY_MAX, validate_query
 from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, LESSON_MAX, validate_category
-from nightwatch.domain.memory.ports import MemoryStore
+from nightwatch.domain.memory.ports import Forgotten, MemoryStore, TurnForgetting
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.models import Category, Lesson, Persona
 from nightwatch.domain.names import check_slug
@@ -36,6 +37,7 @@ from nightwatch.prompts import Prompt
 
 RECALL_TOOL = "memory_recall"
 REMEMBER_TOOL = "remember"
+FORGET_TOOL = "memory_forget"
 RECALL_LIMIT = 5  # lessons one recall hands back
 MAX_TOOL_CALLS = 3  # tool calls one turn may make (the loop that enforces it is deliberation/tool_turn.py)
 TOOL_KIND = "turn"  # the dated section a remembered lesson goes under, as reflection's go under the interaction's
@@ -143,19 +145,29 @@ class ToolOutcome:
     recalled: tuple[Lesson, ...] = ()
     query: str = ""
     remembered: Lesson | None = None  # a lesson newly recorded (None for a restatement, which only counts)
+    forgotten: Forgotten | None = None
 
 
 class MemoryTools:
     """The memory tools of one persona's turn in one project's thread."""
 
     def __init__(
-        self, *, memory: ToolMemory, persona: Persona, project: str, link: str | None, max_chars: int = LESSON_MAX
+        self,
+        *,
+        memory: ToolMemory,
+        persona: Persona,
+        project: str,
+        link: str | None,
+        max_chars: int = LESSON_MAX,
+        forgetting: TurnForgetting | None = None,
+        thread: str = "",
     ) -> None:
         self._memory = memory
         self._persona = persona
         self._project = project
         self._link = link
-        self.specs = memory_tool_specs(max_chars)
+        self._forget = forgetting.for_turn(persona, project, thread) if forgetting else None
+        self.specs = memory_tool_specs(max_chars) + ((forgetting.spec,) if forgetting else ())
 
     def run(self, call: ToolCall) -> ToolOutcome:
         """Run one call; raise InvalidInputError (or what the memory raised) when it cannot be done."""
@@ -163,9 +175,11 @@ class MemoryTools:
             return self._recall(call.input)
         if call.name == REMEMBER_TOOL:
             return self._remember(call.input)
-        raise InvalidInputError(
-            f"There is no tool named {call.name!r}; the memory tools are {RECALL_TOOL} and {REMEMBER_TOOL}."
-        )
+        if call.name == FORGET_TOOL and self._forget is not None:
+            content, summary, forgotten = self._forget.run(call.input)
+            return ToolOutcome(content, summary, forgotten=forgotten)
+        names = ", ".join(spec.name for spec in self.specs)
+        raise InvalidInputError(f"There is no tool named {call.name!r}; the memory tools are {names}.")
 
     def _recall(self, given: Mapping[str, object]) -> ToolOutcome:
         query = validate_query(given.get("query"))

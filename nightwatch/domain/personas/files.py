@@ -87,7 +87,9 @@ def _apply(repo: PersonaRepository, clock: Clock, marks: dict[str, str | None], 
         return FileApplied(file, FileOutcome.UNCHANGED, row)
     if mark is None or row_print != mark:
         return FileApplied(file, FileOutcome.EDITED, row, pending=True)
-    saved = repo.save(replace(wanted, id=row.id, created_at=row.created_at, updated_at=clock.now()))
+    saved = repo.save(
+        replace(wanted, id=row.id, created_at=row.created_at, updated_at=clock.now(), created_by=row.created_by)
+    )
     repo.mark_file(wanted.slug, fingerprint(saved))
     return FileApplied(file, FileOutcome.UPDATED, saved)
 

@@ -135,8 +135,9 @@ class PersonaService:
 
     # --- changing -----------------------------------------------------------------------------------------------
 
-    def create(self, draft: PersonaDraft) -> PersonaOutcome:
-        """Create a persona from a draft that has at least a name and a role."""
+    def create(self, draft: PersonaDraft, *, created_by: str | None = None) -> PersonaOutcome:
+        """Create a persona from a draft that has at least a name and a role; `created_by` is the Slack user id of
+        whoever created it there (who may then clear its memory)."""
         if draft.name is None:
             raise InvalidNameError("A persona needs a name: 1-40 letters, digits, spaces, - or _.")
         name = validate_persona_name(draft.name)
@@ -144,7 +145,7 @@ class PersonaService:
         persona = self._apply(Persona(name=name, slug=slug, role=validate_role(draft.role)), draft)
         self._refuse_clash(name, slug, None)
         now = self._clock.now()
-        created = self._repo.add(replace(persona, created_at=now, updated_at=now))
+        created = self._repo.add(replace(persona, created_at=now, updated_at=now, created_by=created_by or None))
         return PersonaOutcome(
             created,
             f"Created {created.name} ({created.role}); its memory lives in agents/{slug}/.{self._adopted(slug)}",

@@ -153,7 +153,7 @@ class TeachingService:
         found: dict[str, Match] = {}
         for persona in personas:
             for hit in self._memory.search(persona, project, wanted, limit=CANDIDATES * 2):
-                score = max(hit.similarity, _word_share(wanted, hit.lesson.text))
+                score = max(hit.similarity, word_share(wanted, hit.lesson.text))
                 known = found.get(hit.lesson.id)
                 if known is None:
                     found[hit.lesson.id] = Match(hit.lesson, (persona,), score)
@@ -202,7 +202,7 @@ def _named(personas: Sequence[Persona], name: str) -> Persona:
     raise NotFoundError(f"No persona is called {name.strip()!r}. The personas are: {names}. Say it again with one.")
 
 
-def _word_share(wanted: str, text: str) -> float:
+def word_share(wanted: str, text: str) -> float:
     """The share of the request's words (stemmed, without stop words) that the lesson contains."""
     asked = set(terms(wanted))
     return len(asked & set(terms(text))) / len(asked) if asked else 0.0

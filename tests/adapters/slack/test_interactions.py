@@ -10,6 +10,7 @@ import pytest
 from nightwatch.adapters.slack.memory_words import MEMORY_CLEAR
 from nightwatch.adapters.slack.views import ForgetTarget
 from nightwatch.domain.errors import NotFoundError
+from nightwatch.domain.personas import PersonaDraft
 from tests import payloads
 from tests.adapters.slack.stack import ADMIN, Stack
 from tests.fake_slack import FakeSlack
@@ -171,7 +172,7 @@ def test_memory_clear_asks_with_a_confirm_dialog_then_the_button_clears_and_roll
     carlos = stack.personas.get("Carlos")
     stack.memory.remember(carlos, "general", "Write the ADR before the migration, not after.")
     refused = stack.command(fake, "memory clear Carlos", user="U3")
-    assert "Only Night Watch admins can clear memories" in str(refused)
+    assert "Only Night Watch admins or whoever created Carlos can clear its memory" in str(refused)
 
     asked = stack.command(fake, "memory clear Carlos", user=ADMIN)
     [button] = [e for b in asked["blocks"] if b["type"] == "actions" for e in b["elements"]]
@@ -181,7 +182,7 @@ def test_memory_clear_asks_with_a_confirm_dialog_then_the_button_clears_and_roll
 
     stack.dispatch(payloads.block_action(MEMORY_CLEAR, button["value"], user="U3", channel="C1"))
     fake.wait_for(lambda: bool(fake.ephemerals("C1", "U3")))
-    assert "Only Night Watch admins can clear memories" in fake.ephemerals("C1", "U3")[0]["text"]
+    assert "Only Night Watch admins or whoever created Carlos" in fake.ephemerals("C1", "U3")[0]["text"]
     assert stack.memory.lessons(carlos, "general")
 
     stack.dispatch(payloads.block_action(MEMORY_CLEAR, button["value"], user=ADMIN, channel="C1"))
@@ -192,3 +193,30 @@ def test_memory_clear_asks_with_a_confirm_dialog_then_the_button_clears_and_roll
     assert [lesson.text for lesson in stack.memory.lessons(carlos, "general")] == [
         "Write the ADR before the migration, not after."
     ]
+
+
+def test_the_persona_modal_records_who_created_the_persona(stack: Stack) -> None:
+    submit(stack, payloads.persona_form(**FORM))
+    assert stack.personas.get("Rita").created_by == ADMIN
+    assert stack.personas.get("Carlos").created_by is None  # a default persona, from its file
+
+
+def test_a_personas_creator_may_clear_its_memory_and_nobody_else_but_admins(stack: Stack, fake: FakeSlack) -> None:
+    rita = stack.personas.create(PersonaDraft(name="Rita", role="Release Manager"), created_by="U3").persona
+    assert rita is not None
+    stack.memory.remember(rita, "general", "Releases go out on Tuesdays.")
+
+    refused = stack.command(fake, "memory clear Rita", user="U1")
+    assert "Only Night Watch admins or whoever created Rita can clear its memory" in str(refused)
+    asked = stack.command(fake, "memory clear Rita", user="U3")
+    [button] = [e for b in asked["blocks"] if b["type"] == "actions" for e in b["elements"]]
+
+    stack.dispatch(payloads.block_action(MEMORY_CLEAR, button["value"], user="U1", channel="C1"))
+    fake.wait_for(lambda: bool(fake.ephemerals("C1", "U1")))
+    assert "whoever created Rita" in fake.ephemerals("C1", "U1")[0]["text"]
+    assert stack.memory.lessons(rita, "general")
+
+    stack.dispatch(payloads.block_action(MEMORY_CLEAR, button["value"], user="U3", channel="C1"))
+    fake.wait_for(lambda: bool(fake.ephemerals("C1", "U3")))
+    assert "Cleared Rita's memory (1 lesson)" in fake.ephemerals("C1", "U3")[0]["text"]
+    assert stack.memory.lessons(rita, "general") == []
