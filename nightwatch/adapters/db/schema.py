@@ -245,9 +245,7 @@ pins = Table(  # pinned context: a document's snapshot injected into a persona's
         postgresql_where=text("persona_id IS NULL"),
     ),
     Index("ix_pins_project_persona", "project", "persona_id"),
-    # A removed pin's number is never given again (`pin remove N` must not reach a newer pin): SQLite counts on from
-    # the highest id ever given (migration 0012); PostgreSQL's sequence does so already.
-    sqlite_autoincrement=True,
+    sqlite_autoincrement=True,  # a removed pin's number is never given again (migration 0012)
 )
 
 

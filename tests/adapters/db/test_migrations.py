@@ -180,7 +180,8 @@ def test_every_migration_is_named_and_numbered_after_the_one_before() -> None:
     scripts = list(reversed(list(ScriptDirectory.from_config(alembic_config()).walk_revisions())))
     assert [script.down_revision for script in scripts] == [None, *(script.revision for script in scripts[:-1])]
     numbers = [int(script.revision) for script in scripts]
-    assert numbers[0] == 1 and numbers == sorted(set(numbers))
+    assert numbers[0] == 1
+    assert numbers == sorted(set(numbers))
     for script in scripts:
         assert re.fullmatch(rf"{script.revision}_[a-z0-9_]+\.py", Path(script.path).name), script.path
         assert ast.get_docstring(ast.parse(Path(script.path).read_text(encoding="utf-8"))), script.path

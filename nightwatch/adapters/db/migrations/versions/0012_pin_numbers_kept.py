@@ -63,8 +63,8 @@ def _rebuild(*, autoincrement: bool) -> None:
         sa.UniqueConstraint("persona_id", "project", "source_key", name="uq_pins_persona_project_source"),
         sqlite_autoincrement=autoincrement,
     )
-    # Copying the rows with their ids sets sqlite_sequence to the highest of them.
-    op.execute(f"INSERT INTO pins_rebuilt ({_COLUMNS}) SELECT {_COLUMNS} FROM pins")
+    # Copying the rows with their ids sets sqlite_sequence to the highest of them. The SQL is built from constants.
+    op.execute(f"INSERT INTO pins_rebuilt ({_COLUMNS}) SELECT {_COLUMNS} FROM pins")  # noqa: S608
     op.drop_index("ix_pins_project_persona", table_name="pins")
     op.drop_index("uq_pins_project_wide_source", table_name="pins")
     op.drop_table("pins")
