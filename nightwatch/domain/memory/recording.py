@@ -8,6 +8,7 @@ category may fix the outcome whatever the advice (curation.by_category).
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
@@ -29,6 +30,7 @@ from nightwatch.domain.memory.curation import (
 )
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
 from nightwatch.domain.memory.models import Remembered
+from nightwatch.domain.memory.ports import LessonOutcome, LessonTally
 from nightwatch.domain.memory.specifics import says_change
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.vectors import VectorTable, vector_key
@@ -240,3 +242,41 @@ def remembered(outcome: Recorded, lesson: Lesson) -> Remembered:
     if outcome.replaced is not None:
         return Remembered(lesson, "superseded", outcome.replaced)
     return Remembered(lesson, "created")
+
+
+# Recorded.action -> the outcome an operator counts ("update" is an entry in newer words: it supersedes the old ones).
+OUTCOMES: dict[str, LessonOutcome] = {
+    "create": "created",
+    "merge": "merged",
+    "supersede": "superseded",
+    "update": "superseded",
+    "skip": "refused",
+}
+
+
+class Tally:
+    """Counts what became of the lessons offered to memory in a LessonTally (or nowhere, without one).
+
+    It follows what a write reported; a tally that fails is logged and never fails the write.
+    """
+
+    def __init__(self, counter: LessonTally | None) -> None:
+        self._counter = counter
+
+    def recorded(self, outcomes: Sequence[Recorded]) -> None:
+        """Count each recorded candidate by what became of it."""
+        for outcome, count in Counter(OUTCOMES[done.action] for done in outcomes if done.action in OUTCOMES).items():
+            self._count(outcome, count)
+
+    def refused(self, count: int) -> None:
+        """Count candidates refused before recording (the junk guard)."""
+        if count > 0:
+            self._count("refused", count)
+
+    def _count(self, outcome: LessonOutcome, count: int) -> None:
+        if self._counter is None:
+            return
+        try:
+            self._counter.lessons_counted(outcome, count)
+        except Exception:  # a metric is never worth a lesson
+            log.exception("could not count %d %s lesson(s)", count, outcome)

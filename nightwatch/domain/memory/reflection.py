@@ -21,8 +21,7 @@ from nightwatch.domain.memory.answers import Candidate, ask, junk_reason, parse_
 from nightwatch.domain.memory.format import header_part, section_link
 from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX
 from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, Discarded, Flavour, ReflectionContext, flavour_for
-from nightwatch.domain.memory.recording import Entry, Recorded
-from nightwatch.domain.memory.tally import Tally
+from nightwatch.domain.memory.recording import Entry, Recorded, Tally
 from nightwatch.domain.models import Lesson, Persona, ThreadMessage
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.quoting import as_data

@@ -34,10 +34,9 @@ from nightwatch.domain.memory.models import (
     section_text,
 )
 from nightwatch.domain.memory.ports import LessonTally, MemoryStore, PendingLessons
-from nightwatch.domain.memory.recording import Entry, Recorded, remembered
+from nightwatch.domain.memory.recording import Entry, Recorded, Tally, remembered
 from nightwatch.domain.memory.reflection import Learner
 from nightwatch.domain.memory.retention import protected
-from nightwatch.domain.memory.tally import Tally
 from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill, MemoryVectors
 from nightwatch.domain.memory.writing import KeptLessons, LessonWriter, Retried
 from nightwatch.domain.models import Category, Lesson, Persona

@@ -23,8 +23,7 @@ from nightwatch.domain.memory.cache import DocumentCache
 from nightwatch.domain.memory.format import new_document
 from nightwatch.domain.memory.models import PendingLesson
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
-from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
-from nightwatch.domain.memory.tally import Tally
+from nightwatch.domain.memory.recording import Entry, Recorded, Tally, advise, record_all
 from nightwatch.domain.memory.vectors import MemoryVectors
 from nightwatch.domain.models import Persona
 from nightwatch.domain.ports import Clock

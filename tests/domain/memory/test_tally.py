@@ -9,7 +9,7 @@ import pytest
 from nightwatch.domain.llm import Purpose
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.models import ReflectionContext
-from nightwatch.domain.memory.ports import LessonOutcome
+from nightwatch.domain.memory.ports import LessonOutcome, LessonTally
 from nightwatch.domain.models import Persona
 from nightwatch.domain.recall.ranking import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM
@@ -33,7 +33,7 @@ class BrokenTally:
         raise RuntimeError("the metrics registry is gone")
 
 
-def service(llm: ScriptedLLM, tally: object) -> MemoryService:
+def service(llm: ScriptedLLM, tally: LessonTally) -> MemoryService:
     policy = MemoryPolicy(use_model_for_curation=True)
     return MemoryService(
         store=InMemoryMemoryStore(),
@@ -41,7 +41,7 @@ def service(llm: ScriptedLLM, tally: object) -> MemoryService:
         clock=FakeClock(),
         recall=Recall(),
         policy=policy,
-        tally=tally,  # type: ignore[arg-type]
+        tally=tally,
     )
 
 
