@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from nightwatch.adapters.soul_files import SOUL_FILE_MAX_BYTES
 from nightwatch.cli.database import db_upgrade
 from nightwatch.cli.deliberation import context, deliberate, history, run
 from nightwatch.cli.memory import (
@@ -12,6 +13,7 @@ from nightwatch.cli.memory import (
     memory_clear,
     memory_compact,
     memory_forget,
+    memory_projects,
     memory_retry,
     memory_rollback,
     memory_search,
@@ -25,7 +27,14 @@ from nightwatch.cli.options import (
     persona_argument,
     project_option,
 )
-from nightwatch.cli.personas import personas_create, personas_delete, personas_list, personas_rename, personas_show
+from nightwatch.cli.personas import (
+    personas_create,
+    personas_delete,
+    personas_edit,
+    personas_list,
+    personas_rename,
+    personas_show,
+)
 from nightwatch.cli.pin_arguments import pin_commands
 from nightwatch.cli.shares import share, shares, unshare
 from nightwatch.cli.transfer import memory_edit, memory_export, memory_import
@@ -64,6 +73,10 @@ from nightwatch.domain.sharing.models import ShareContent
 # missing argument, an unknown option) still exit 2 with its usage line.
 
 _LESSON_HELP = f"one sentence worth remembering (1-{LESSON_MAX} characters)"
+_SOUL_HELP = (
+    f"a UTF-8 file of at most {SOUL_FILE_MAX_BYTES // 1024} KB: prose (who the persona is), or in a .yml file the "
+    "soul section of a persona file"
+)
 _PERSONAS_HELP = f"comma-separated persona names to include, e.g. maya,carlos (1-{PERSONAS_MAX})"
 
 
@@ -150,8 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _personas_commands(commands: Commands) -> None:
-    """`nightwatch personas list|show|create|rename|delete`."""
-    personas = commands.add_parser("personas", help="list, show, create, rename, delete personas")
+    """`nightwatch personas list|show|create|edit|rename|delete`."""
+    personas = commands.add_parser("personas", help="list, show, create, edit, rename, delete personas")
     ops = personas.add_subparsers(title="persona commands", metavar="ACTION", required=True)
     command(ops, "list", personas_list, "list every persona")
     persona_argument(command(ops, "show", personas_show, "show one persona in full"), "name")
@@ -159,6 +172,12 @@ def _personas_commands(commands: Commands) -> None:
     persona_argument(create, "name")
     create.add_argument("--role", type=validate_role, required=True, help=f'e.g. "Database Reviewer" (1-{ROLE_MAX})')
     create.add_argument("--avatar", type=validate_avatar, help="an emoji like :owl: or an image URL")
+    create.add_argument("--soul", metavar="FILE", help=_SOUL_HELP + " (default: from the role)")
+    edit = command(ops, "edit", personas_edit, "change a persona's soul, role or avatar")
+    persona_argument(edit, "name")
+    edit.add_argument("--soul", metavar="FILE", help=_SOUL_HELP)
+    edit.add_argument("--role", type=validate_role, help=f"a new role (1-{ROLE_MAX})")
+    edit.add_argument("--avatar", type=validate_avatar, help="a new avatar: an emoji like :owl: or an image URL")
     rename = command(ops, "rename", personas_rename, "rename a persona (its memory folder follows)")
     persona_argument(rename, "old")
     persona_argument(rename, "new")
@@ -168,10 +187,13 @@ def _personas_commands(commands: Commands) -> None:
 
 
 def _memory_commands(commands: Commands) -> None:
-    """`nightwatch memory show|add|forget|search|compact|rollback|edit|export|import|retry`."""
+    """`nightwatch memory show|projects|add|forget|search|compact|rollback|edit|export|import|retry`."""
     memory = commands.add_parser("memory", help="show, add, forget, search, compact, retry a persona's memory")
     mem = memory.add_subparsers(title="memory commands", metavar="ACTION", required=True)
     _category_option(memory_command(mem, "show", memory_show, "show a persona's lessons for a project"))
+    projects = command(mem, "projects", memory_projects, "list a persona's projects and their lesson counts")
+    persona_argument(projects, "persona")
+    projects.add_argument("--json", action="store_true", help="print one JSON document")
     add = memory_command(mem, "add", memory_add, "remember a lesson")
     add.add_argument("lesson", type=_lesson, help=_LESSON_HELP)
     add.add_argument("--category", type=validate_category, help=f"what the lesson is about: {', '.join(CATEGORIES)}")

@@ -1,4 +1,5 @@
-"""`nightwatch memory ...`: show, add, forget, search, compact, roll back and retry a persona's memory."""
+"""`nightwatch memory ...`: show, list the projects of, add, forget, search, compact, roll back and retry a persona's
+memory."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def memory_show(args: argparse.Namespace, out: TextIO, *, memory: MemoryService,
     about = f" in {args.category}" if args.category else ""
     print(f"{memory.path_hint(persona, project)} · {count}{about}", file=out)
     if not lessons:
-        print(f"  (no lessons{about} yet)", file=out)
+        print(_elsewhere(memory, persona, project) if not args.category else f"  (no lessons{about} yet)", file=out)
     replaced: dict[str, list[Lesson]] = {}
     for old in history:
         replaced.setdefault(old.superseded_by or "", []).append(old)
@@ -70,6 +71,34 @@ def memory_show(args: argparse.Namespace, out: TextIO, *, memory: MemoryService,
     if unread:
         print(unread_summary(unread), file=out)
     return 0
+
+
+def memory_projects(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:
+    persona = personas.get(args.persona)
+    counts = _lesson_counts(memory, persona)
+    if args.json:
+        rows = [{"project": project, "lessons": count} for project, count in counts]
+        print(json.dumps({"persona": persona.slug, "projects": rows}, ensure_ascii=False), file=out)
+        return 0
+    if not counts:
+        print(f'{persona.name} has no memory yet: nightwatch memory add {persona.slug} "LESSON" --project P', file=out)
+    for project, count in counts:
+        print(f"{project:<24} {count} lesson{'' if count == 1 else 's'}", file=out)
+    return 0
+
+
+def _lesson_counts(memory: MemoryService, persona: Persona) -> list[tuple[str, int]]:
+    """Each project the persona has a memory of, by name, with how many live lessons it holds."""
+    return [(project, len(memory.lessons(persona, project))) for project in memory.projects(persona)]
+
+
+def _elsewhere(memory: MemoryService, persona: Persona, project: str) -> str:
+    """The line `memory show` prints for a project without lessons: where the persona's lessons are, if anywhere."""
+    others = sorted(((n, p) for p, n in _lesson_counts(memory, persona) if n and p != project), key=lambda c: -c[0])
+    if not others:
+        return "  (no lessons yet)"
+    where = ", ".join(f"{name} ({count})" for count, name in others)
+    return f'  no lessons in project "{project}"; {persona.name} has lessons in: {where}; use --project NAME'
 
 
 def memory_add(args: argparse.Namespace, out: TextIO, *, memory: MemoryService, personas: PersonaService) -> int:

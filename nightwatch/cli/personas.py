@@ -1,4 +1,7 @@
-"""`nightwatch personas ...`: list, show, create, rename and delete personas."""
+"""`nightwatch personas ...`: list, show, create, edit, rename and delete personas.
+
+A soul file (`--soul FILE`) is read here, when the command runs, as `pin add` reads its file: adapters/soul_files.py.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from typing import TextIO
 
 import yaml
 
+from nightwatch.adapters.soul_files import read_soul_file
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.personas import (
     PersonaDraft,
@@ -33,9 +37,21 @@ def personas_show(args: argparse.Namespace, out: TextIO, *, personas: PersonaSer
 
 
 def personas_create(args: argparse.Namespace, out: TextIO, *, personas: PersonaService) -> int:
-    draft = PersonaDraft(name=args.name, role=args.role, avatar=args.avatar)
+    soul = read_soul_file(args.soul) if args.soul is not None else None  # None: a soul from its role
+    draft = PersonaDraft(name=args.name, role=args.role, avatar=args.avatar, soul=soul)
     outcome = personas.create(draft)
     print(outcome.message, file=out)
+    return 0
+
+
+def personas_edit(args: argparse.Namespace, out: TextIO, *, personas: PersonaService) -> int:
+    if args.soul is None and args.role is None and args.avatar is None:
+        raise InvalidInputError(
+            f"Say what to change: `nightwatch personas edit {args.name} --soul FILE` (or --role, --avatar)."
+        )
+    soul = read_soul_file(args.soul) if args.soul is not None else None
+    draft = PersonaDraft(role=args.role, avatar=args.avatar, soul=soul)
+    print(personas.update(args.name, draft).message, file=out)
     return 0
 
 

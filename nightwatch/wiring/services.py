@@ -72,6 +72,7 @@ class ServiceModule(Module):
         clock: Clock,
         recall: Recall,
         pending: PendingLessons,
+        metrics: Metrics,
     ) -> MemoryService:
         limits = settings.memory
         policy = MemoryPolicy(
@@ -82,7 +83,9 @@ class ServiceModule(Module):
             use_model_for_compaction=settings.llm != "offline",
             inject_offline_lessons=settings.llm == "offline" or limits.inject_offline_lessons,
         )
-        return MemoryService(store=store, llm=llm, clock=clock, recall=recall, policy=policy, pending=pending)
+        return MemoryService(
+            store=store, llm=llm, clock=clock, recall=recall, policy=policy, pending=pending, tally=metrics
+        )
 
     @singleton
     @provider

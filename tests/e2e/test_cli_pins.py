@@ -274,3 +274,16 @@ def test_a_glob_pins_the_files_it_matches_and_more_than_50_are_refused(
     code, _, err = run(capsys, "pin", "add", "maya", f"{docs}/*.md", "--project", "demo")
     assert code == 2
     assert "outside the folders NIGHTWATCH_PIN_ROOTS allows" in err
+
+
+def test_a_removed_pin_s_number_is_never_given_to_the_next_pin(capsys: pytest.CaptureFixture[str]) -> None:
+    for text in ("Deploys freeze on Fridays.", "Every migration is reversible."):
+        assert run(capsys, "pin", "add", "maya", "--text", text, "--project", "demo")[0] == 0
+    assert run(capsys, "pin", "remove", "2")[1].strip() == 'Unpinned #2: note "Every migration is reversible."'
+    code, out, _ = run(capsys, "pin", "add", "maya", "--text", "Backfills run on replicas.", "--project", "demo")
+    assert code == 0
+    assert " as #3 " in out
+    code, out, err = run(capsys, "pin", "remove", "2")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: There is no pin #2")
+    assert [line.split()[0] for line in run(capsys, "pin", "list")[1].splitlines()] == ["#1", "#3"]

@@ -246,6 +246,7 @@ pins = Table(  # pinned context: a document's snapshot injected into a persona's
         postgresql_where=text("persona_id IS NULL"),
     ),
     Index("ix_pins_project_persona", "project", "persona_id"),
+    sqlite_autoincrement=True,  # a removed pin's number is never given again (migration 0012)
 )
 
 

@@ -5,8 +5,8 @@ role does in a discussion:
 - round 1: its strongest opinion on the topic, then the check it asks for before going ahead (phrased by its tone,
   aimed by its role and the opinion's domain), then a remembered lesson or a closing word of its own. A persona the
   topic does not touch gives its role's angle in a line or two (security: whether anything is at stake; QA: what it
-  would test; implementer: the smallest change and where it lands; tech lead: whether it is a one-way door), or
-  SKIP when its role has no such angle;
+  would test; implementer: the smallest change and where it lands; tech lead: whether it is a one-way door; any
+  other role: where its own side stands, in its role's words);
 - later rounds: the owner of an action item says how it will close it; others pick up an earlier point and add a
   new opinion, or SKIP;
 - the lead: its opinion, then where the thread stands, read the way the consensus reads it (consensus.py), so
@@ -121,7 +121,17 @@ def _angle(reading: Reading, earlier: list[ThreadLine]) -> list[str]:
         return [*said, defer] if defer else said
     if reading.flavour is Flavour.TECH_LEAD:
         return [_door(reading), "Keep it to one small PR with an owner."]
-    return []
+    return _own_side(reading)
+
+
+def _own_side(reading: Reading) -> list[str]:
+    """Any other role's angle, in the words of its role: a persona on the panel was named or matched by its role,
+    so it says where its side stands rather than nothing."""
+    side = " ".join(reading.persona.role.lower().split()) or "team"
+    return [
+        f"From the {side} side, nothing in {reading.topic.short} needs holding up that I can see.",
+        f"I'll keep the {side} side of it in step as it lands.",
+    ]
 
 
 def _for(topic: TopicPhrase) -> str:

@@ -8,12 +8,14 @@ the 1 ms per turn the benchmark holds it to (bench/metrics_overhead.py).
 from __future__ import annotations
 
 import time
+from typing import get_args
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
 from nightwatch.domain.context import ContextAsk, ContextPart, ContextSource
 from nightwatch.domain.deliberation.models import DeliberationResult
 from nightwatch.domain.llm import LLM, LLMRequest, LLMResponse
+from nightwatch.domain.memory.ports import LessonOutcome
 
 _SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 _MODEL_SECONDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0)
@@ -49,6 +51,8 @@ class Metrics:
         self.lessons = Counter(
             "nightwatch_lessons", "Lessons, by outcome (created, merged, superseded, refused)", ["outcome"], registry=r
         )
+        for outcome in get_args(LessonOutcome):  # each outcome shown from the start, at 0
+            self.lessons.labels(outcome)
         self.memory_read_seconds = Histogram(
             "nightwatch_memory_read_seconds",
             "Time to read what a persona knows for a turn",
@@ -71,7 +75,10 @@ class Metrics:
         for turn in result.turns:
             status = "failed" if turn.failed else "skipped" if turn.skipped else "posted"
             self.turns.labels(status).inc()
-        self.lessons.labels("created").inc(len(result.remembered))
+
+    def lessons_counted(self, outcome: LessonOutcome, count: int) -> None:
+        """Count lessons by what recording made of them (the LessonTally port: the memory service reports each)."""
+        self.lessons.labels(outcome).inc(count)
 
     def model_call(self, kind: str, seconds: float, response: LLMResponse | None) -> None:
         """Count one model call (None: it failed) with its time and tokens."""

@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Protocol
+from typing import Literal, Protocol
 
 from nightwatch.domain.arrays import Arrays
 from nightwatch.domain.memory.models import (
@@ -188,4 +188,16 @@ class PendingLessons(Protocol):
 
     def drop(self, persona_slug: str) -> int:
         """Forget a deleted persona's kept lessons; returns how many."""
+        ...
+
+
+LessonOutcome = Literal["created", "merged", "superseded", "refused"]
+
+
+class LessonTally(Protocol):
+    """Counts what became of each lesson offered to a memory, for an operator (the metrics)."""
+
+    def lessons_counted(self, outcome: LessonOutcome, count: int) -> None:
+        """`count` more lessons ended so: a lesson of its own, merged into one it restates, superseding an older
+        one, or refused (junk, or a copy of what is remembered already)."""
         ...

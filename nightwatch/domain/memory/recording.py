@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
@@ -31,6 +32,7 @@ from nightwatch.domain.memory.curation import (
 )
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
 from nightwatch.domain.memory.models import Remembered
+from nightwatch.domain.memory.ports import LessonOutcome, LessonTally
 from nightwatch.domain.memory.specifics import says_change
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.vectors import VectorTable, vector_key
@@ -249,18 +251,48 @@ def remembered(outcome: Recorded, lesson: Lesson) -> Remembered:
 def parse_curation(answer: str, allowed: Iterable[str]) -> Curation | None:
     """Read the model's JSON decision; None when it is malformed or names a lesson it was not shown."""
     match = re.search(r"\{.*\}", answer, re.DOTALL)
-    if match is None:
-        return None
     try:
-        data = json.loads(match.group(0))
+        data = json.loads(match.group(0)) if match else None
     except ValueError:
         return None
     if not isinstance(data, dict) or data.get("action") not in ACTIONS:
         return None
     action: Action = data["action"]
     target = data.get("target")
-    if action in ("merge", "supersede"):
-        if not isinstance(target, str) or target.strip().lower() not in set(allowed):
-            return None
-        return Curation(action, target.strip().lower())
-    return Curation(action)
+    if action not in ("merge", "supersede"):
+        return Curation(action)
+    return Curation(action, target.strip().lower()) if _shown(target, allowed) else None
+
+
+def _shown(target: object, allowed: Iterable[str]) -> bool:
+    return isinstance(target, str) and target.strip().lower() in set(allowed)
+
+
+# Recorded.action -> the outcome an operator counts ("update", an entry in newer words, supersedes the old one)
+OUTCOMES: dict[str, LessonOutcome] = {"create": "created", "merge": "merged", "supersede": "superseded"}
+OUTCOMES |= {"update": "superseded", "skip": "refused"}
+
+
+class Tally:
+    """Counts what became of the lessons offered to memory in a LessonTally (or nowhere); never fails a write."""
+
+    def __init__(self, counter: LessonTally | None) -> None:
+        self._counter = counter
+
+    def recorded(self, outcomes: Sequence[Recorded]) -> None:
+        """Count each recorded candidate by what became of it."""
+        for outcome, count in Counter(OUTCOMES[done.action] for done in outcomes if done.action in OUTCOMES).items():
+            self._count(outcome, count)
+
+    def refused(self, count: int) -> None:
+        """Count candidates refused before recording (the junk guard)."""
+        if count > 0:
+            self._count("refused", count)
+
+    def _count(self, outcome: LessonOutcome, count: int) -> None:
+        if self._counter is None:
+            return
+        try:
+            self._counter.lessons_counted(outcome, count)
+        except Exception:  # a metric is never worth a lesson
+            log.exception("could not count %d %s lesson(s)", count, outcome)

@@ -21,7 +21,7 @@ from nightwatch.domain.memory.answers import Candidate, ask, junk_reason, parse_
 from nightwatch.domain.memory.format import header_part, section_link
 from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX
 from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, Discarded, Flavour, ReflectionContext, flavour_for
-from nightwatch.domain.memory.recording import Entry, Recorded
+from nightwatch.domain.memory.recording import Entry, Recorded, Tally
 from nightwatch.domain.models import Lesson, Persona, ThreadMessage
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.quoting import as_data
@@ -189,7 +189,8 @@ class ExtractionPrompt(Prompt):
 class Learner:
     """Asks a persona for lessons (reflection, extraction) and records those that pass the junk guard."""
 
-    def __init__(self, *, llm: LLM, clock: Clock, record: Record, max_chars: int) -> None:
+    def __init__(self, *, llm: LLM, clock: Clock, record: Record, max_chars: int, tally: Tally | None = None) -> None:
+        self._tally = tally or Tally(None)
         self._llm = llm
         self._clock = clock
         self._record = record
@@ -246,6 +247,7 @@ class Learner:
             return []
         said = instructions.render()
         kept = [c for c in (_guarded(persona, project, c, said, context) for c in found) if c is not None]
+        self._tally.refused(len(found) - len(kept))
         outcomes = self._record(persona, project, kept[:LESSONS_AT_MOST], entry)
         return [outcome.lesson for outcome in outcomes if outcome.created and outcome.lesson is not None]
 

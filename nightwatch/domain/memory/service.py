@@ -33,8 +33,8 @@ from nightwatch.domain.memory.models import (
     UnreadLine,
     section_text,
 )
-from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
-from nightwatch.domain.memory.recording import Entry, Recorded, remembered
+from nightwatch.domain.memory.ports import LessonTally, MemoryStore, PendingLessons
+from nightwatch.domain.memory.recording import Entry, Recorded, Tally, remembered
 from nightwatch.domain.memory.reflection import Learner
 from nightwatch.domain.memory.retention import protected
 from nightwatch.domain.memory.vectors import Backfill, BackgroundBackfill, MemoryVectors
@@ -61,6 +61,7 @@ class MemoryService:
         policy: MemoryPolicy,
         backfill: Backfill | None = None,
         pending: PendingLessons | None = None,
+        tally: LessonTally | None = None,  # counts what became of each lesson (the metrics)
     ) -> None:
         self.store = store
         self.llm = llm
@@ -82,19 +83,17 @@ class MemoryService:
             vectors=self._vectors.completed,
         )
         self._overhead = estimate_tokens(section_text(""))
+        kept, counted = KeptLessons(pending=pending, clock=clock), Tally(tally)
         self._writer = LessonWriter(
-            store=store,
-            llm=llm,
-            cache=self._cache,
-            vectors=self._vectors,
-            kept=KeptLessons(pending=pending, clock=clock),
+            store=store, llm=llm, cache=self._cache, vectors=self._vectors, kept=kept, tally=counted,
             use_model=policy.use_model_for_curation,
-        )
+        )  # fmt: skip
         self._learner = Learner(
             llm=llm,
             clock=clock,
             record=lambda persona, project, found, entry: self._record(persona, project, found, entry, allow_skip=True),
             max_chars=policy.max_lesson_chars,
+            tally=counted,
         )
 
     # --- reading ------------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from nightwatch.domain.memory.cache import DocumentCache
 from nightwatch.domain.memory.format import new_document
 from nightwatch.domain.memory.models import PendingLesson
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
-from nightwatch.domain.memory.recording import Entry, Recorded, advise, record_all
+from nightwatch.domain.memory.recording import Entry, Recorded, Tally, advise, record_all
 from nightwatch.domain.memory.vectors import MemoryVectors
 from nightwatch.domain.models import Persona
 from nightwatch.domain.ports import Clock
@@ -43,7 +43,9 @@ class LessonWriter:
         vectors: MemoryVectors,
         kept: KeptLessons,
         use_model: bool,
+        tally: Tally | None = None,
     ) -> None:
+        self._tally = tally or Tally(None)
         self._store = store
         self._llm = llm
         self._cache = cache
@@ -104,6 +106,7 @@ class LessonWriter:
                 self._vectors.keep(persona.slug, project, table, written)
             except StorageError as err:  # the lessons are written; their vectors are made again at a later write
                 log.warning("Could not store the vectors of %s's lessons on %s: %s", persona.name, project, err)
+        self._tally.recorded(outcomes)  # written (a retry's too): count what became of each
         for outcome in outcomes:
             if outcome.action == "skip":
                 log.info("%s did not record a lesson on %s: %s", persona.name, project, outcome.reason)

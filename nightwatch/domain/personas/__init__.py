@@ -30,6 +30,7 @@ from nightwatch.domain.personas.codec import (
 )
 from nightwatch.domain.personas.files import FileApplied, FileOutcome, FilePersona, fingerprint
 from nightwatch.domain.personas.service import PersonaDraft, PersonaOutcome, PersonaService, persona_to_dict
+from nightwatch.domain.personas.souls import SOUL_TEXT_MAX, soul_for_role, soul_from_prose, soul_from_section
 
 __all__ = [
     "AVATAR_MAX",
@@ -37,6 +38,7 @@ __all__ = [
     "PERSONA_NAME_MAX",
     "PROJECT_NAME_MAX",
     "ROLE_MAX",
+    "SOUL_TEXT_MAX",
     "FileApplied",
     "FileOutcome",
     "FilePersona",
@@ -51,7 +53,10 @@ __all__ = [
     "project_slug",
     "section_to_dict",
     "skill_from_dict",
+    "soul_for_role",
     "soul_from_dict",
+    "soul_from_prose",
+    "soul_from_section",
     "style_from_dict",
     "validate_avatar",
     "validate_model",

@@ -28,6 +28,7 @@ from nightwatch.domain.personas.codec import (
 from nightwatch.domain.personas.files import FileApplied, FilePersona, apply_files
 from nightwatch.domain.personas.moves import FolderFirst, MemoryMoves, OneTransaction, folder
 from nightwatch.domain.personas.ports import PersonaRepository, PersonaTransactions
+from nightwatch.domain.personas.souls import soul_for_role
 from nightwatch.domain.pins.ports import PinRepository
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.sharing.ports import ShareRepository
@@ -136,13 +137,14 @@ class PersonaService:
     # --- changing -----------------------------------------------------------------------------------------------
 
     def create(self, draft: PersonaDraft, *, created_by: str | None = None) -> PersonaOutcome:
-        """Create a persona from a draft that has at least a name and a role; `created_by` is the Slack user id of
-        whoever created it there (who may then clear its memory)."""
+        """Create a persona from a draft that has at least a name and a role (without a soul, one from its role);
+        `created_by` is the Slack user id of whoever created it there (who may then clear its memory)."""
         if draft.name is None:
             raise InvalidNameError("A persona needs a name: 1-40 letters, digits, spaces, - or _.")
         name = validate_persona_name(draft.name)
         slug = persona_slug(name)
-        persona = self._apply(Persona(name=name, slug=slug, role=validate_role(draft.role)), draft)
+        role = validate_role(draft.role)
+        persona = self._apply(Persona(name=name, slug=slug, role=role, soul=soul_for_role(name, role)), draft)
         self._refuse_clash(name, slug, None)
         now = self._clock.now()
         created = self._repo.add(replace(persona, created_at=now, updated_at=now, created_by=created_by or None))

@@ -18,7 +18,8 @@ class PinRepository(Protocol):
     def add(self, pin: Pin, key: str) -> tuple[Pin, bool]:
         """Store the pin; when one with the same persona, project and key exists, replace its snapshot instead.
 
-        Returns the stored pin (with its id) and whether it is new.
+        Returns the stored pin (with its id) and whether it is new. A new pin's id is higher than any id given
+        before, removed pins' included: `pin remove N` names a pin by it, so a number is never given twice.
         """
         ...
 

@@ -145,10 +145,13 @@ class PinService:
         return [PinView(pin, names.get(pin.persona_id), estimate_tokens(pin.content)) for pin in pins]
 
     def remove(self, pin_id: int) -> Pin:
-        """Unpin; NotFoundError when there is no such pin."""
+        """Unpin; NotFoundError when there is no such pin. Numbers are never reused (PinRepository.add)."""
         removed = self._pins.remove(validate_pin_id(pin_id))
-        if removed is None:
-            raise NotFoundError(f"There is no pin #{pin_id}; `pin list` shows the pins and their numbers.")
+        if removed is None:  # a removed pin's number is never given again, so this never reaches a newer pin
+            raise NotFoundError(
+                f"There is no pin #{pin_id} (removed already, or never made); `pin list` shows the pins and their "
+                "numbers."
+            )
         return removed
 
     def refresh(self, pin_id: int | None = None) -> builtins.list[PinOutcome]:

@@ -5,17 +5,22 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
+from alembic import command
 from sqlalchemy import Engine, text, update
+from sqlalchemy.exc import IntegrityError
 
-from nightwatch.adapters.db import SqlPersonaRepository, SqlPinRepository
+from nightwatch.adapters.db import SqlPersonaRepository, SqlPinRepository, make_engine, upgrade
+from nightwatch.adapters.db.migrate import alembic_config, locked
 from nightwatch.adapters.db.schema import pins as pins_table
 from nightwatch.domain.errors import NotFoundError, StorageError
 from nightwatch.domain.models import Persona
 from nightwatch.domain.pins import snapshot_hash
 from nightwatch.domain.pins.inputs import pin_key
 from nightwatch.domain.pins.models import Pin, PinKind, PinStatus
+from tests.adapters.db.databases import empty_database, schema_differences
 from tests.fakes import T0
 
 SECRET = "xoxb-1234567890-abcdefghijklmnop"
@@ -124,6 +129,82 @@ def test_remove_returns_the_pin_once(repo: SqlPinRepository, people: dict[str, P
     assert repo.remove(pin.id or 0) == pin
     assert repo.remove(pin.id or 0) is None
     assert repo.list() == []
+
+
+def test_a_removed_pin_s_number_is_never_given_again(repo: SqlPinRepository, people: dict[str, Persona]) -> None:
+    first = add(repo, a_pin(people["Maya"], source="/srv/docs/a.md"))
+    second = add(repo, a_pin(people["Maya"], source="/srv/docs/b.md"))
+    assert repo.remove(second.id or 0) == second
+    third = add(repo, a_pin(people["Maya"], source="/srv/docs/c.md"))
+    assert (first.id, second.id, third.id) == (first.id, (first.id or 0) + 1, (first.id or 0) + 2)
+    assert repo.remove(second.id or 0) is None, "an old `pin remove` of the second pin reaches no other pin"
+    assert [pin.id for pin in repo.list()] == [first.id, third.id]
+
+
+def test_removing_every_pin_does_not_start_the_numbers_again(
+    repo: SqlPinRepository, people: dict[str, Persona]
+) -> None:
+    numbers = [add(repo, a_pin(people["Carlos"], source=f"/srv/docs/{n}.md")).id or 0 for n in range(3)]
+    for number in numbers:
+        repo.remove(number)
+    assert add(repo, a_pin(None)).id == numbers[-1] + 1
+
+
+def test_writers_pinning_at_once_while_pins_are_removed_never_share_or_reuse_a_number(
+    engine: Engine, people: dict[str, Persona]
+) -> None:
+    repo = SqlPinRepository(engine)
+    removed = [add(repo, a_pin(people["Maya"], source=f"/srv/old/{n}.md")).id or 0 for n in range(3)]
+    for number in removed:
+        repo.remove(number)
+    numbers: list[int] = []
+    errors: list[BaseException] = []
+
+    def pin_some(writer: int) -> None:
+        try:
+            mine = SqlPinRepository(engine)
+            for n in range(5):
+                numbers.append(add(mine, a_pin(people["Maya"], source=f"/srv/new/{writer}-{n}.md")).id or 0)
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=pin_some, args=(writer,)) for writer in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert len(numbers) == len(set(numbers)) == 20
+    assert min(numbers) > max(removed)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_pins_made_before_revision_0012_keep_their_numbers_and_later_ones_are_never_reused(
+    kind: str, tmp_path: Path
+) -> None:
+    with empty_database(kind, tmp_path) as url:
+        engine = make_engine(url)
+        try:
+            with locked(engine) as connection:
+                command.upgrade(alembic_config(connection), "0008")
+            maya = SqlPersonaRepository(engine).add(Persona(name="Maya", slug="maya", role="Reviewer"))
+            repo = SqlPinRepository(engine)
+            old = [add(repo, a_pin(maya, source=f"/srv/docs/{n}.md")) for n in range(3)]
+            repo.remove(old[1].id or 0)
+            upgrade(engine)
+            assert schema_differences(engine) == []
+            assert repo.list() == [old[0], old[2]]
+            newest = add(repo, a_pin(maya, source="/srv/docs/next.md"))
+            assert newest.id == (old[2].id or 0) + 1
+            repo.remove(newest.id or 0)
+            shared = add(repo, a_pin(None))
+            assert shared.id == (newest.id or 0) + 1
+            row = {column: getattr(shared, column) for column in ("project", "kind", "source", "content")}
+            twin = row | {"source_key": pin_key(PinKind.FILE, shared.source, ""), "content_hash": "x", "read_at": T0}
+            with pytest.raises(IntegrityError), engine.begin() as conn:  # the partial unique index came through
+                conn.execute(pins_table.insert().values(**twin, added_by="cli", status="ok", created_at=T0))
+        finally:
+            engine.dispose()
 
 
 def test_a_persona_s_own_pins_go_with_it_and_the_project_wide_ones_stay(

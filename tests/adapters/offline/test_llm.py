@@ -25,6 +25,7 @@ from nightwatch.domain.memory import MemoryPolicy, MemoryService, memory_section
 from nightwatch.domain.memory.models import MemoryBlock
 from nightwatch.domain.memory.reflection import ExtractionPrompt
 from nightwatch.domain.models import Lesson, Persona, Skill, Soul, Style, ThreadMessage
+from nightwatch.domain.personas import soul_for_role
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.domain.teaching import Intent, Teaching, TeachingService
@@ -240,10 +241,26 @@ def test_an_implementer_defers_to_whoever_spoke_on_their_area() -> None:
     assert text.endswith("I'll defer to Maya on security.")
 
 
-def test_a_role_with_no_angle_on_the_topic_skips() -> None:
-    nova = Persona(name="Nova", slug="nova", role="Data Engineer")
+def test_any_other_role_says_where_its_own_side_stands_in_round_1_and_skips_later() -> None:
+    nova = Persona(name="Nova", slug="nova", role="Data  Engineer")  # no soul, a role no code names
 
-    assert answer(request(Purpose.TURN, "Your turn, Nova (round 1).", persona=nova)) == "SKIP"
+    first = answer(request(Purpose.TURN, ENGINE_THREAD, "Your turn, Nova (round 1).", persona=nova))
+    later = answer(request(Purpose.TURN, ENGINE_THREAD, "Your turn, Nova (round 2).", persona=nova))
+
+    assert first.startswith(f"{MARK} From the data engineer side, nothing in ")
+    assert not read_concerns([ThreadLine(nova.name, unmark(first))], TOPIC)  # where it stands is not a condition
+    assert later == "SKIP"
+
+
+def test_a_persona_created_from_a_role_alone_asks_its_role_s_check_on_a_topic_in_its_role() -> None:
+    rita = Persona(name="Rita", slug="rita", role="Release Manager", soul=soul_for_role("Rita", "Release Manager"))
+    topic = "Should we cut the release on Friday?"
+
+    said = answer(request(Purpose.TURN, "Your turn, Rita (round 1).", persona=rita, topic=topic))
+
+    assert said.startswith(MARK)
+    assert "cutting the release on Friday" in said
+    assert [concern.owner for concern in read_concerns([ThreadLine("Rita", unmark(said))], topic)] == ["Rita"]
 
 
 def test_a_turn_recalls_a_remembered_lesson_on_the_topic() -> None:
