@@ -29,7 +29,7 @@ from nightwatch.domain.deliberation.consensus import ConsensusPrompt, decide
 from nightwatch.domain.deliberation.context_budget import ContextBudget
 from nightwatch.domain.deliberation.extraction import learn_discarded
 from nightwatch.domain.deliberation.inputs import validate_topic
-from nightwatch.domain.deliberation.lease_guard import LeaseEndedError, guarded, hand_over, leased
+from nightwatch.domain.deliberation.lease_guard import LeaseEndedError, LeaseGuard, hand_over, leased
 from nightwatch.domain.deliberation.models import (
     ChangesRequest,
     Decision,
@@ -78,10 +78,6 @@ STOPPED = "This deliberation was stopped before a decision; ask again to start i
 
 class _StoppedError(Exception):
     """should_stop() said stop: finish the deliberation as INTERRUPTED."""
-
-
-def _never() -> bool:
-    return False
 
 
 class DeliberationEngine:
@@ -134,7 +130,7 @@ class DeliberationEngine:
         return policy_now(self._policies)
 
     def run(
-        self, request: DeliberationRequest, poster: Poster, *, should_stop: Callable[[], bool] = _never
+        self, request: DeliberationRequest, poster: Poster, *, should_stop: Callable[[], bool] | None = None
     ) -> DeliberationResult:
         """Run the deliberation to a verdict (or to INTERRUPTED when `should_stop` says so) and return it; a leased
         run raises LeaseEndedError instead when stopped (handed over) or taken over (see lease_guard.py)."""
@@ -148,8 +144,10 @@ class DeliberationEngine:
             Deliberation(scope.topic, scope.project, scope.thread, started_at=now, owner=owner, heartbeat_at=lease)
         )
         seen = len(poster.messages())
-        leased_poster = guarded(poster, self._log, started)
-        state = RunState(scope, leased_poster, panel, started, first_message=seen, human_seen=seen, policy=policy)
+        guard = LeaseGuard(self._log, started)
+        state = RunState(
+            scope, guard.poster(poster), panel, started, first_message=seen, human_seen=seen, policy=policy, lease=guard
+        )
         return self._drive(state, active, should_stop)
 
     def resume(
@@ -158,15 +156,17 @@ class DeliberationEngine:
         request: DeliberationRequest,
         poster: Poster,
         *,
-        should_stop: Callable[[], bool] = _never,
+        should_stop: Callable[[], bool] | None = None,
     ) -> DeliberationResult:
         """Finish `claimed` (taken over with `claim`) from its stored turns in its own thread; see resume.py."""
         policy = self.policy
         active = self._personas.list(include_inactive=False)
         scope, panel = self._setting(request, active, policy)
         stored = self._log.turns(claimed.id) if claimed.id is not None else []
-        posting = guarded(poster, self._log, claimed)
+        guard = LeaseGuard(self._log, claimed)
+        posting = guard.poster(poster)
         state = resumed_state(claimed, stored, scope=scope, panel=panel, poster=posting, personas=active, policy=policy)
+        state.lease = guard
         if claimed.takeovers > takeover.MAX_TAKEOVERS:
             return self._ended(state, DeliberationStatus.FAILED, takeover.GAVE_UP.format(times=claimed.takeovers))
         return self._drive(state, active, should_stop, round_in_progress(stored, claimed.changes))
@@ -182,7 +182,7 @@ class DeliberationEngine:
         return scope, panel
 
     def _drive(
-        self, state: RunState, active: list[Persona], should_stop: Callable[[], bool], first_round: int = 1
+        self, state: RunState, active: list[Persona], should_stop: Callable[[], bool] | None, first_round: int = 1
     ) -> DeliberationResult:
         try:
             return self._closing.decided(state, self._rounds(state, active, should_stop, first_round))
@@ -204,7 +204,7 @@ class DeliberationEngine:
             raise
 
     def _rounds(
-        self, state: RunState, active: list[Persona], should_stop: Callable[[], bool], first_round: int
+        self, state: RunState, active: list[Persona], should_stop: Callable[[], bool] | None, first_round: int
     ) -> Verdict:
         rounds, max_replies = state.policy.rounds, state.policy.max_replies
         for round_no in range(min(first_round, rounds), rounds + 1):
@@ -294,6 +294,6 @@ class DeliberationEngine:
         return self._budget.count(found, project_slug(project), topic, self.policy)
 
 
-def _checkpoint(should_stop: Callable[[], bool]) -> None:
-    if should_stop():
+def _checkpoint(should_stop: Callable[[], bool] | None) -> None:
+    if should_stop is not None and should_stop():
         raise _StoppedError

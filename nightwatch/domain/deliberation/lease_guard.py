@@ -2,9 +2,10 @@
 
 A replica can lose a deliberation without knowing it: a long pause (a stalled machine, a model call past the lease)
 lets another replica claim it (takeover.py), or this replica handed it over on shutdown while a turn was still
-waiting for the model. Before each post, `LeasedPoster` checks that this process still owns the deliberation; when
-it does not, it raises `LeaseLostError` instead of posting, and the engine stops the run where it is, storing and
-posting nothing more: the replica that holds the lease now carries on in the same thread.
+waiting for the model. Before each post, and before a turn is stored (a turn stored is one a resumed run skips),
+`LeaseGuard` checks that this process still owns the deliberation; when it does not, it raises `LeaseLostError`
+instead, and the engine stops the run where it is, storing and posting nothing more: the replica that holds the
+lease now carries on in the same thread.
 """
 
 from __future__ import annotations
@@ -26,14 +27,33 @@ class HandedOverError(LeaseEndedError):
     """This process was stopping: the deliberation was left running, its lease released for another replica."""
 
 
-class LeasedPoster:
-    """A Poster that posts through `poster` only while `owner` still holds deliberation `deliberation_id`."""
+class LeaseGuard:
+    """Checks that this process still holds a leased deliberation's lease; for any other deliberation, nothing."""
 
-    def __init__(self, *, poster: Poster, log: DeliberationLog, deliberation_id: int, owner: str) -> None:
+    def __init__(self, log: DeliberationLog | None = None, deliberation: Deliberation | None = None) -> None:
+        held = deliberation is not None and leased(deliberation)
+        self._log = log if held else None
+        self._id = deliberation.id if deliberation is not None else None
+        self._owner = deliberation.owner if deliberation is not None else None
+
+    def check(self) -> None:
+        """Raise LeaseLostError when another process holds the deliberation now (or nobody: it was handed over)."""
+        if self._log is None or self._id is None or self._owner is None:
+            return
+        if not self._log.holds(self._id, self._owner):
+            raise LeaseLostError(f"deliberation #{self._id} is no longer held by {self._owner}")
+
+    def poster(self, poster: Poster) -> Poster:
+        """`poster`, checking the lease before each post when the deliberation is leased."""
+        return LeasedPoster(poster=poster, guard=self) if self._log is not None else poster
+
+
+class LeasedPoster:
+    """A Poster that posts through `poster` only while `guard` finds the lease still held."""
+
+    def __init__(self, *, poster: Poster, guard: LeaseGuard) -> None:
         self._poster = poster
-        self._log = log
-        self._id = deliberation_id
-        self._owner = owner
+        self._check = guard.check
 
     def post_turn(self, persona: Persona, text: str) -> None:
         self._check()
@@ -70,21 +90,10 @@ class LeasedPoster:
     def messages(self) -> list[ThreadMessage]:
         return self._poster.messages()
 
-    def _check(self) -> None:
-        if not self._log.holds(self._id, self._owner):
-            raise LeaseLostError(f"deliberation #{self._id} is no longer held by {self._owner}")
-
 
 def leased(deliberation: Deliberation) -> bool:
     """Whether the deliberation runs under a lease another replica may claim (a Slack thread's, not the terminal's)."""
     return deliberation.heartbeat_at is not None and bool(deliberation.owner) and deliberation.id is not None
-
-
-def guarded(poster: Poster, log: DeliberationLog, deliberation: Deliberation) -> Poster:
-    """`poster`, asking before each post that this process still holds `deliberation` when it is leased."""
-    if not leased(deliberation) or deliberation.id is None or deliberation.owner is None:
-        return poster
-    return LeasedPoster(poster=poster, log=log, deliberation_id=deliberation.id, owner=deliberation.owner)
 
 
 def hand_over(log: DeliberationLog, deliberation: Deliberation) -> HandedOverError:

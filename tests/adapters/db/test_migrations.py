@@ -180,7 +180,8 @@ def test_every_migration_is_named_and_numbered_after_the_one_before() -> None:
     assert [script.down_revision for script in scripts] == [None, *(script.revision for script in scripts[:-1])]
     numbers = [int(script.revision) for script in scripts]
     # Increasing from 0001; a number may be missing while parallel branches wait to be chained at merge.
-    assert numbers[0] == 1 and numbers == sorted(set(numbers))
+    assert numbers[0] == 1
+    assert numbers == sorted(set(numbers))
     for number, script in zip(numbers, scripts, strict=True):
         assert script.revision == f"{number:04d}"
         assert re.fullmatch(rf"{number:04d}_[a-z0-9_]+\.py", Path(script.path).name), script.path
