@@ -3,9 +3,9 @@
 Bolt does not read SLACK_API_URL, so the app runs on our own `WebClient(base_url=settings.api_url)` (tests and local
 runs point it at tests/fake_slack.py) with the SDK's rate-limit (429 + Retry-After) and connection-error retry
 handlers installed. wiring/slack.py builds every piece; nightwatch/serve.py connects the app over Socket Mode and
-stops it on a signal: `hand_over` stops taking work and hands running deliberations over to another replica (each
-stops at its next checkpoint with its lease released); `shutdown` (tests draining the app) first lets them finish
-within a grace period.
+stops it on a signal: `hand_over` stops taking work and hands running deliberations over to another replica (their
+leases released at once, each stops at its next checkpoint); `shutdown` (tests draining the app) first lets them
+finish within a grace period.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ log = logging.getLogger(__name__)
 
 LISTENER_THREADS = 16
 GRACE_SECONDS = 30.0
-# How long a stopping replica waits for its deliberations to reach a checkpoint and hand over; with the rest of the
-# stopping (the lease keeper's last tick, the socket) it exits well within the 30 s a supervisor usually allows.
+# How long a stopping replica waits for its deliberations to stop (at a checkpoint, or after their reflection); with
+# the rest of the stopping (the lease keeper's last tick, the socket) it exits within the 30 s supervisors allow.
 HAND_OVER_SECONDS = 15.0
 SET_UP = 'See "Slack set-up" in the README: create the app from manifest.yml, then copy its tokens.'
 MISSING_BOT_TOKEN = f"SLACK_BOT_TOKEN is not set; Night Watch needs the app's bot token (xoxb-...). {SET_UP}"
@@ -129,19 +129,20 @@ class SlackApp:
     def hand_over(self, timeout: float = HAND_OVER_SECONDS) -> bool:
         """Stop taking work and hand every running deliberation over to another replica (SIGTERM).
 
-        Each stops at its next checkpoint (before a turn or the lead's decision) with its lease released, so another
-        replica resumes it at once; one still waiting for the model after `timeout` has its lease released here,
-        and whatever it would post then is refused (lease_guard.py). Returns True when every deliberation ended.
+        Their leases are released at once, so another replica resumes them within seconds (lease_keeper.py); each
+        stops at its next checkpoint, and one still waiting for the model stores and posts nothing of its answer
+        (lease_guard.py). Deliberations already decided finish their reflection within `timeout`. Returns True when
+        every deliberation ended within it.
         """
         self.pool.stop_accepting()
+        self.pool.stopping.set()
         self._stop_background()
         self.leases.stop()  # no takeover while stopping, and no renewal of leases being given away
-        self._listener_threads.shutdown(wait=True)
-        finished = self.pool.shutdown(0, checkpoint_seconds=timeout)
         released = self.deliberations.release()
         if released:
-            log.info("handed over %d deliberations still waiting for the model", released)
-        return finished
+            log.info("handed over %d running deliberations to the other replicas", released)
+        self._listener_threads.shutdown(wait=True)
+        return self.pool.wait_idle(timeout)
 
     def _stop_background(self) -> None:
         if self.scheduler is not None:
