@@ -1,8 +1,10 @@
 """Serving Slack: connect over Socket Mode, run until SIGTERM/SIGINT, then stop cleanly; SIGHUP reloads.
 
-`run_socket_mode` connects, starts the app's background work, waits for a stop signal, then stops taking work, lets
-running deliberations finish within a grace period (or checkpoint), and returns. With a `HotReload` it also watches
-the settings file and the persona files, and reloads them on SIGHUP (adapters/runtime/hot_reload.py).
+`run_socket_mode` connects, starts the app's background work, waits for a stop signal, then stops taking work, hands
+each running deliberation over to another replica (it stops at its next checkpoint and its lease is released, so
+another replica resumes it at once instead of waiting for the lease to expire), and returns, within 30 s of SIGTERM.
+With a `HotReload` it also watches the settings file and the persona files, and reloads them on SIGHUP
+(adapters/runtime/hot_reload.py).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from types import FrameType
 
 from nightwatch.adapters.runtime import HealthOptions, HealthServer, HotReload
 from nightwatch.adapters.secrets import install_redaction
-from nightwatch.adapters.slack import GRACE_SECONDS, SET_UP, EagerAckSocketModeHandler, SlackApp
+from nightwatch.adapters.slack import HAND_OVER_SECONDS, SET_UP, EagerAckSocketModeHandler, SlackApp
 from nightwatch.domain.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -31,7 +33,7 @@ def run_socket_mode(
     app_token: str | None,
     *,
     stop: threading.Event | None = None,
-    grace_seconds: float = GRACE_SECONDS,
+    hand_over_seconds: float = HAND_OVER_SECONDS,
     reload: HotReload | None = None,
     health: HealthOptions | None = None,
 ) -> bool:
@@ -39,7 +41,7 @@ def run_socket_mode(
 
     With `reload`, settings and persona files are reloaded on SIGHUP and when they change on disk until shutdown;
     with `health`, /healthz, /readyz and /metrics are served from before connecting until the process stops.
-    Returns True when every running deliberation ended within the grace period.
+    Returns True when every running deliberation stopped (handed over, or finished) within `hand_over_seconds`.
     """
     if not app_token:
         raise ConfigError(MISSING_APP_TOKEN)
@@ -60,12 +62,12 @@ def run_socket_mode(
         stop.wait()
     finally:
         stopping.set()
-        log.info("Stopping: no new work; running deliberations get up to %.0f s to finish", grace_seconds)
+        log.info("Stopping: no new work; running deliberations are handed over within %.0f s", hand_over_seconds)
         if reload is not None:
             reload.stop()
         handler.close()  # type: ignore[no-untyped-call]  # unacked envelopes go to another connection or replica
-        finished = slack_app.shutdown(grace_seconds)
-        log.info("Stopped%s", "" if finished else "; unfinished deliberations were checkpointed as interrupted")
+        finished = slack_app.hand_over(hand_over_seconds)
+        log.info("Stopped%s", "" if finished else "; deliberations still waiting for the model were handed over")
         if server is not None:
             server.stop()
     return finished

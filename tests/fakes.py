@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nightwatch.domain.arrays import Arrays
-from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus, Turn, Verdict
+from nightwatch.domain.deliberation.models import ChangesRequest, Deliberation, DeliberationStatus, Turn, Verdict
 from nightwatch.domain.deliberation.ports import recent_limit
 from nightwatch.domain.errors import (
     ConflictError,
@@ -663,9 +663,30 @@ class InMemoryDeliberationLog:
                 return None
             if stale_before is not None and d.heartbeat_at >= stale_before:
                 return None
-            claimed = replace(d, owner=owner, heartbeat_at=now, takeovers=d.takeovers + 1)
+            claimed = replace(d, owner=owner, heartbeat_at=now, takeovers=d.takeovers + int(holder is not None))
             self.deliberations[deliberation_id] = claimed
             return claimed
+
+    def release(self, owner: str, threads: Sequence[str]) -> int:
+        with self._lock:
+            held = [
+                d
+                for d in self.deliberations.values()
+                if d.owner == owner
+                and d.thread in threads
+                and d.status is DeliberationStatus.RUNNING
+                and d.heartbeat_at is not None
+            ]
+            for d in held:
+                self.deliberations[d.id or 0] = replace(d, owner=None)
+            return len(held)
+
+    def holds(self, deliberation_id: int, owner: str) -> bool:
+        found = self.deliberations.get(deliberation_id)
+        return found is not None and found.owner == owner
+
+    def save_changes(self, deliberation_id: int, changes: ChangesRequest) -> None:
+        self.deliberations[deliberation_id] = replace(self.deliberations[deliberation_id], changes=changes)
 
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
         self.summaries[thread] = (covered, summary)

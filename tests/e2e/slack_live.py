@@ -36,7 +36,7 @@ class LiveApp:
 
 
 @contextmanager
-def live_app(home: Path, fake: FakeSlack, *, grace_seconds: float = 10.0, **kwargs: Any) -> Iterator[LiveApp]:
+def live_app(home: Path, fake: FakeSlack, *, hand_over_seconds: float = 10.0, **kwargs: Any) -> Iterator[LiveApp]:
     """Start the app in a thread (as `nightwatch run` does in the main one); stop it and free everything after."""
     stack = build_stack(home, fake, with_authorize=False, **kwargs)
     stop = threading.Event()
@@ -44,7 +44,7 @@ def live_app(home: Path, fake: FakeSlack, *, grace_seconds: float = 10.0, **kwar
 
     def serve() -> None:
         try:
-            result["finished"] = run_socket_mode(stack.slack, APP_TOKEN, stop=stop, grace_seconds=grace_seconds)
+            result["finished"] = run_socket_mode(stack.slack, APP_TOKEN, stop=stop, hand_over_seconds=hand_over_seconds)
         except BaseException as err:  # handed to the test thread by stop()
             result["error"] = err
 

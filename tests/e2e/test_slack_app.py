@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -116,15 +115,18 @@ def test_tokens_never_reach_the_logs(live: LiveApp, fake: FakeSlack, caplog: pyt
     assert "connecting with [redacted slack token] and [redacted slack token]" in caplog.text
 
 
-def test_stopping_checkpoints_a_deliberation_that_outlives_the_grace_period(home: Path, fake: FakeSlack) -> None:
+def test_stopping_hands_over_a_deliberation_still_waiting_for_the_model(home: Path, fake: FakeSlack) -> None:
     gated = GatedLLM()
-    with live_app(home, fake, grace_seconds=0.2, overrides=(gated.module(),)) as live:
+    with live_app(home, fake, hand_over_seconds=0.2, overrides=(gated.module(),)) as live:
         mention = fake.post_human_message("C1", "<@UBOT> should we rewrite the billing service?")
-        fake.wait_for(lambda: live.stack.slack.pool.running == 1)
-        pool = live.stack.slack.pool
-        # The model answers only once the grace period is over, as a slow model would.
-        threading.Thread(target=lambda: pool.stopping.wait(10) and gated.gate.set(), daemon=True).start()
-        assert live.stop() is True  # it ended at its next checkpoint, within the checkpoint wait
+        fake.wait_for(lambda: bool(gated.requests))  # the first turn waits for the model
+        assert live.stop() is False  # still waiting after the hand-over wait: its lease is released for it
         [deliberation] = live.stack.log.recent()
-        assert deliberation.status is DeliberationStatus.INTERRUPTED
-        assert any("stopped before a decision" in m["text"] for m in fake.messages("C1", mention["ts"]))
+        assert deliberation.status is DeliberationStatus.RUNNING  # left running, for another replica
+        assert deliberation.owner is None  # handed over: another replica claims it at once (takeover.py)
+        assert deliberation.takeovers == 0
+        pool = live.stack.slack.pool
+        gated.gate.set()  # the model answers at last: the turn is neither stored nor posted
+        fake.wait_for(lambda: pool.running == 0)
+        assert live.stack.log.turns(deliberation.id or 0) == []
+        assert [m for m in fake.messages("C1", mention["ts"]) if m.get("username") or m.get("bot_id")] == []

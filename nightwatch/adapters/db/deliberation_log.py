@@ -10,22 +10,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Engine, func, insert, select, update
-from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
-from nightwatch.adapters.db.schema import deliberations, thread_summaries, turns, utc
+from nightwatch.adapters.db.deliberation_rows import (
+    changes_json,
+    clean,
+    deliberation_from_row,
+    turn_from_row,
+    usage_values,
+    verdict_json,
+)
+from nightwatch.adapters.db.schema import deliberations, thread_summaries, turns
 from nightwatch.adapters.runtime import SystemClock
-from nightwatch.adapters.secrets import redact_backstop
-from nightwatch.domain.deliberation.models import Decision, Deliberation, DeliberationStatus, Turn, Verdict
+from nightwatch.domain.deliberation.models import ChangesRequest, Deliberation, DeliberationStatus, Turn, Verdict
 from nightwatch.domain.deliberation.ports import recent_limit
 from nightwatch.domain.errors import NotFoundError, StorageError
 from nightwatch.domain.llm import Usage
 from nightwatch.domain.ports import Clock
-
-_USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
 
 class SqlDeliberationLog:
@@ -40,17 +43,17 @@ class SqlDeliberationLog:
     def start(self, deliberation: Deliberation) -> Deliberation:
         started = deliberation.started_at or self._clock.now()
         values = {
-            "topic": _clean(deliberation.topic),
+            "topic": clean(deliberation.topic),
             "project": deliberation.project,
             "thread": deliberation.thread,
             "status": deliberation.status.value,
             "started_at": started,
             "finished_at": deliberation.finished_at,
-            "verdict": _verdict_json(deliberation.verdict),
+            "verdict": verdict_json(deliberation.verdict),
             "owner": deliberation.owner,
             "heartbeat_at": deliberation.heartbeat_at,
             "takeovers": deliberation.takeovers,
-            **_usage_values(deliberation.usage),
+            **usage_values(deliberation.usage),
         }
         with self._engine.begin() as conn:
             key = conn.execute(insert(deliberations).values(**values)).inserted_primary_key
@@ -59,7 +62,7 @@ class SqlDeliberationLog:
         return replace(deliberation, started_at=started, id=int(key[0]))
 
     def add_usage(self, deliberation_id: int, usage: Usage) -> None:
-        changes = {name: getattr(deliberations.c, name) + amount for name, amount in _usage_values(usage).items()}
+        changes = {name: getattr(deliberations.c, name) + amount for name, amount in usage_values(usage).items()}
         with self._engine.begin() as conn:
             done = conn.execute(update(deliberations).where(deliberations.c.id == deliberation_id).values(**changes))
         _require(done.rowcount, deliberation_id)
@@ -68,7 +71,7 @@ class SqlDeliberationLog:
         statement = (
             update(deliberations)
             .where(deliberations.c.id == deliberation_id)
-            .values(status=status.value, verdict=_verdict_json(verdict), finished_at=now)
+            .values(status=status.value, verdict=verdict_json(verdict), finished_at=now)
         )
         with self._engine.begin() as conn:
             done = conn.execute(statement)
@@ -115,25 +118,55 @@ class SqlDeliberationLog:
         statement = (
             update(deliberations)
             .where(*conditions)
-            .values(owner=owner, heartbeat_at=now, takeovers=deliberations.c.takeovers + 1)
+            # A hand-over (no holder) is not a takeover: only replicas that went away unannounced count.
+            .values(owner=owner, heartbeat_at=now, takeovers=deliberations.c.takeovers + int(holder is not None))
         )
         with self._engine.begin() as conn:
             if not conn.execute(statement).rowcount:
                 return None
             row = conn.execute(select(deliberations).where(deliberations.c.id == deliberation_id)).mappings().one()
-        return _deliberation(row)
+        return deliberation_from_row(row)
+
+    def release(self, owner: str, threads: Sequence[str]) -> int:
+        if not threads:
+            return 0
+        statement = (
+            update(deliberations)
+            .where(
+                deliberations.c.owner == owner,
+                deliberations.c.thread.in_(list(threads)),
+                deliberations.c.status == DeliberationStatus.RUNNING.value,
+                deliberations.c.heartbeat_at.is_not(None),
+            )
+            .values(owner=None)  # the lease's time is kept: a released lease is claimed at once anyway
+        )
+        with self._engine.begin() as conn:
+            return int(conn.execute(statement).rowcount)
+
+    def holds(self, deliberation_id: int, owner: str) -> bool:
+        query = select(deliberations.c.owner).where(deliberations.c.id == deliberation_id)
+        with self._engine.connect() as conn:
+            return conn.execute(query).scalar() == owner
+
+    def save_changes(self, deliberation_id: int, changes: ChangesRequest) -> None:
+        statement = (
+            update(deliberations).where(deliberations.c.id == deliberation_id).values(changes=changes_json(changes))
+        )
+        with self._engine.begin() as conn:
+            done = conn.execute(statement)
+        _require(done.rowcount, deliberation_id)
 
     def get(self, deliberation_id: int) -> Deliberation | None:
         with self._engine.connect() as conn:
             row = conn.execute(select(deliberations).where(deliberations.c.id == deliberation_id)).mappings().first()
-        return _deliberation(row) if row is not None else None
+        return deliberation_from_row(row) if row is not None else None
 
     def recent(self, limit: int = 10, thread_prefix: str | None = None) -> list[Deliberation]:
         query = select(deliberations).order_by(deliberations.c.id.desc()).limit(recent_limit(limit))
         if thread_prefix is not None:
             query = query.where(deliberations.c.thread.startswith(thread_prefix, autoescape=True))
         with self._engine.connect() as conn:
-            return [_deliberation(row) for row in conn.execute(query).mappings()]
+            return [deliberation_from_row(row) for row in conn.execute(query).mappings()]
 
     def running(self, idle_since: datetime | None = None) -> list[Deliberation]:
         query = select(deliberations).where(deliberations.c.status == DeliberationStatus.RUNNING.value)
@@ -146,7 +179,7 @@ class SqlDeliberationLog:
             query = query.where(deliberations.c.started_at < idle_since, ~recent_turn)
         query = query.order_by(deliberations.c.id)
         with self._engine.connect() as conn:
-            return [_deliberation(row) for row in conn.execute(query).mappings()]
+            return [deliberation_from_row(row) for row in conn.execute(query).mappings()]
 
     # --- turns --------------------------------------------------------------------------------------------------
 
@@ -161,12 +194,12 @@ class SqlDeliberationLog:
             "position": position,
             "persona": turn.persona,
             "role": turn.role,
-            "text": _clean(turn.full_text or turn.text),  # the whole answer: `history --show` prints it
+            "text": clean(turn.full_text or turn.text),  # the whole answer: `history --show` prints it
             "round": turn.round,
             "lessons_injected": turn.lessons_injected,
             "skipped": turn.skipped,
             "created_at": turn.created_at or self._clock.now(),
-            **_usage_values(turn.usage),
+            **usage_values(turn.usage),
         }
         try:
             with self._engine.begin() as conn:
@@ -177,12 +210,12 @@ class SqlDeliberationLog:
     def turns(self, deliberation_id: int) -> list[Turn]:
         query = select(turns).where(turns.c.deliberation_id == deliberation_id).order_by(turns.c.position)
         with self._engine.connect() as conn:
-            return [_turn(row) for row in conn.execute(query).mappings()]
+            return [turn_from_row(row) for row in conn.execute(query).mappings()]
 
     # --- thread summaries ---------------------------------------------------------------------------------------
 
     def save_summary(self, thread: str, covered: int, summary: str) -> None:
-        values = {"covered": covered, "summary": _clean(summary), "updated_at": self._clock.now()}
+        values = {"covered": covered, "summary": clean(summary), "updated_at": self._clock.now()}
         change = update(thread_summaries).where(thread_summaries.c.thread == thread).values(**values)
         with self._engine.begin() as conn:
             if conn.execute(change).rowcount:
@@ -224,70 +257,6 @@ class SqlDeliberationLog:
                 conn.execute(change)
 
 
-def _clean(text: str) -> str:
-    return redact_backstop(text, "the deliberation log")
-
-
 def _require(rowcount: int, deliberation_id: int) -> None:
     if not rowcount:
         raise NotFoundError(f"No deliberation with id {deliberation_id}; it may have been removed.")
-
-
-def _usage_values(usage: Usage) -> dict[str, int]:
-    return {name: getattr(usage, name) for name in _USAGE_COLUMNS}
-
-
-def _usage(row: RowMapping) -> Usage:
-    return Usage(*(int(row[name] or 0) for name in _USAGE_COLUMNS))
-
-
-def _verdict_json(verdict: Verdict | None) -> dict[str, Any] | None:
-    if verdict is None:
-        return None
-    return {
-        "decision": verdict.decision.value,
-        "summary": _clean(verdict.summary),
-        "reasons": [_clean(reason) for reason in verdict.reasons],
-        "action_items": [_clean(item) for item in verdict.action_items],
-    }
-
-
-def _verdict(data: Any) -> Verdict | None:
-    if not isinstance(data, dict) or data.get("decision") not in Decision.__members__:
-        return None
-    return Verdict(
-        decision=Decision(data["decision"]),
-        summary=str(data.get("summary", "")),
-        reasons=tuple(str(r) for r in data.get("reasons", ())),
-        action_items=tuple(str(a) for a in data.get("action_items", ())),
-    )
-
-
-def _deliberation(row: RowMapping) -> Deliberation:
-    return Deliberation(
-        topic=row["topic"],
-        project=row["project"],
-        thread=row["thread"],
-        status=DeliberationStatus(row["status"]),
-        started_at=utc(row["started_at"]),
-        finished_at=utc(row["finished_at"]),
-        verdict=_verdict(row["verdict"]),
-        usage=_usage(row),
-        id=int(row["id"]),
-        owner=row["owner"],
-        heartbeat_at=utc(row["heartbeat_at"]),
-        takeovers=int(row["takeovers"] or 0),
-    )
-
-
-def _turn(row: RowMapping) -> Turn:
-    return Turn(
-        persona=row["persona"],
-        role=row["role"],
-        text=row["text"],
-        round=int(row["round"]),
-        lessons_injected=int(row["lessons_injected"]),
-        skipped=bool(row["skipped"]),
-        usage=_usage(row),
-        created_at=utc(row["created_at"]),
-    )

@@ -88,6 +88,7 @@ deliberations = Table(
     # The owner's lease, renewed while a Slack replica runs it; NULL for terminal runs (nobody takes those over).
     Column("heartbeat_at", DateTime(timezone=True), nullable=True),
     Column("takeovers", Integer, nullable=False, server_default=text("0")),  # times another replica took it over
+    Column("changes", JSON, nullable=True),  # the lead's latest request for one more round, for a resumed run
     Index("ix_deliberations_thread", "thread"),
     Index("ix_deliberations_status", "status"),
 )

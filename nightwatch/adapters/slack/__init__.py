@@ -6,7 +6,7 @@ exported here; nightwatch/serve.py serves it over Socket Mode (`EagerAckSocketMo
 
 from nightwatch.adapters.slack.admins import AdminCheck
 from nightwatch.adapters.slack.app import (
-    GRACE_SECONDS,
+    HAND_OVER_SECONDS,
     SET_UP,
     Authorization,
     SlackApp,
@@ -32,7 +32,7 @@ from nightwatch.adapters.slack.teaching import ThreadTeaching
 from nightwatch.adapters.slack.threads import ChannelDirectory, Deliberations
 
 __all__ = [
-    "GRACE_SECONDS",
+    "HAND_OVER_SECONDS",
     "SET_UP",
     "AdminCheck",
     "Authorization",

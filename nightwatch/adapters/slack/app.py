@@ -3,8 +3,9 @@
 Bolt does not read SLACK_API_URL, so the app runs on our own `WebClient(base_url=settings.api_url)` (tests and local
 runs point it at tests/fake_slack.py) with the SDK's rate-limit (429 + Retry-After) and connection-error retry
 handlers installed. wiring/slack.py builds every piece; nightwatch/serve.py connects the app over Socket Mode and
-stops it on a signal: `shutdown` stops taking work and lets running deliberations finish within a grace period (or
-checkpoints them).
+stops it on a signal: `hand_over` stops taking work and hands running deliberations over to another replica (their
+leases released at once, each stops at its next checkpoint); `shutdown` (tests draining the app) first lets them
+finish within a grace period.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ log = logging.getLogger(__name__)
 
 LISTENER_THREADS = 16
 GRACE_SECONDS = 30.0
+# How long a stopping replica waits for its deliberations to stop (at a checkpoint, or after their reflection); with
+# the rest of the stopping (the lease keeper's last tick, the socket) it exits within the 30 s supervisors allow.
+HAND_OVER_SECONDS = 15.0
 SET_UP = 'See "Slack set-up" in the README: create the app from manifest.yml, then copy its tokens.'
 MISSING_BOT_TOKEN = f"SLACK_BOT_TOKEN is not set; Night Watch needs the app's bot token (xoxb-...). {SET_UP}"
 
@@ -112,18 +116,39 @@ class SlackApp:
             self.pin_watch.start()
 
     def shutdown(self, grace_seconds: float = GRACE_SECONDS) -> bool:
-        """Stop taking work; let running deliberations finish within `grace_seconds`, else checkpoint them.
+        """Stop taking work; let running deliberations finish within `grace_seconds`, else hand them over.
 
         Returns True when every deliberation ended in time.
         """
-        if self.scheduler is not None:
-            self.scheduler.stop()
-        if self.pin_watch is not None:
-            self.pin_watch.stop()
+        self._stop_background()
         self._listener_threads.shutdown(wait=True)  # listeners only ack, check and hand over: they end quickly
         finished = self.pool.shutdown(grace_seconds)
         self.leases.stop()  # after the pool: leases are renewed while deliberations finish
         return finished
+
+    def hand_over(self, timeout: float = HAND_OVER_SECONDS) -> bool:
+        """Stop taking work and hand every running deliberation over to another replica (SIGTERM).
+
+        Their leases are released at once, so another replica resumes them within seconds (lease_keeper.py); each
+        stops at its next checkpoint, and one still waiting for the model stores and posts nothing of its answer
+        (lease_guard.py). Deliberations already decided finish their reflection within `timeout`. Returns True when
+        every deliberation ended within it.
+        """
+        self.pool.stop_accepting()
+        self.pool.stopping.set()
+        self._stop_background()
+        self.leases.stop()  # no takeover while stopping, and no renewal of leases being given away
+        released = self.deliberations.release()
+        if released:
+            log.info("handed over %d running deliberations to the other replicas", released)
+        self._listener_threads.shutdown(wait=True)
+        return self.pool.wait_idle(timeout)
+
+    def _stop_background(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.stop()
+        if self.pin_watch is not None:
+            self.pin_watch.stop()
 
 
 class _SameTokenNotice(logging.Filter):

@@ -1,12 +1,16 @@
-"""A bounded worker pool for deliberations: it refuses work when full instead of queueing it unseen."""
+"""A bounded worker pool for deliberations: it refuses work when full instead of queueing it unseen.
+
+Each job runs on a daemon thread of its own, so a job stuck in a model call never keeps a stopping process alive:
+by then its deliberation has been handed over (see threads.py), and whatever it would still post is refused.
+"""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -16,7 +20,8 @@ class WorkerPool:
 
     def __init__(self, *, size: int, name: str = "nightwatch-worker") -> None:
         self.size = size
-        self._executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix=name)
+        self._name = name
+        self._numbers = itertools.count(1)
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._running = 0
@@ -35,9 +40,10 @@ class WorkerPool:
             if not self._accepting or self._running >= self.size:
                 return False
             self._running += 1
+        name = f"{self._name}_{next(self._numbers)}"
         try:
-            self._executor.submit(self._run, job)
-        except RuntimeError:  # the executor shut down between the check and the submit
+            threading.Thread(target=self._run, args=(job,), name=name, daemon=True).start()
+        except RuntimeError:  # no thread could be started (the interpreter is exiting, or out of threads)
             self._finished()
             return False
         return True
@@ -73,12 +79,12 @@ class WorkerPool:
 
     def shutdown(self, grace_seconds: float, checkpoint_seconds: float = 15.0) -> bool:
         """Stop accepting; give running jobs `grace_seconds` to finish, then ask them to checkpoint and wait
-        `checkpoint_seconds` more. Returns True when every job ended; stragglers are left to end on their own.
+        `checkpoint_seconds` more. Returns True when every job ended; stragglers are left to end on their own (their
+        threads are daemons: they do not keep the process alive).
         """
         self.stop_accepting()
         finished = self.wait_idle(grace_seconds)
         if not finished:
             self.stopping.set()
             finished = self.wait_idle(checkpoint_seconds)
-        self._executor.shutdown(wait=finished, cancel_futures=True)
         return finished

@@ -1,7 +1,10 @@
 """Deliberations in Slack threads: the channel's project, the bounded pool, a note when it is full, and takeovers.
 
 Every deliberation started here holds a lease this replica renews (`renew`); `take_over` claims those whose replica
-is gone and finishes them in their own thread (see domain/deliberation/takeover.py).
+is gone and finishes them in their own thread (see domain/deliberation/takeover.py). A deliberation that stops
+because its lease ended (handed over on shutdown, or claimed by another replica) posts nothing more, not even what
+its poster still holds: the replica that runs it now speaks in the thread. `release` hands over, on shutdown, the
+deliberations still running here (a model call that has not returned), so another replica resumes them at once.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from nightwatch.adapters.runtime import Metrics, log_context
 from nightwatch.adapters.slack.lesson_notes import LessonNotes
 from nightwatch.adapters.slack.pool import WorkerPool
 from nightwatch.adapters.slack.poster import SlackPoster
-from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest
+from nightwatch.domain.deliberation import DeliberationEngine, DeliberationRequest, LeaseEndedError
 from nightwatch.domain.deliberation.models import Deliberation
 from nightwatch.domain.deliberation.ports import DeliberationLog
 from nightwatch.domain.errors import InvalidNameError, NightWatchError
@@ -133,11 +136,17 @@ class Deliberations:
             threads = sorted(self._active)
         return self._engine.renew_leases(threads)
 
+    def release(self) -> int:
+        """Hand over the deliberations still running on this replica (it is stopping); returns how many rows."""
+        with self._lock:
+            threads = sorted(self._active)
+        return self._engine.release_leases(threads)
+
     def take_over(self) -> list[int]:
         """Claim the deliberations whose replica is gone and finish each in its thread; returns the ids taken.
 
         With no free worker it claims nothing (another replica may have room); one it claimed but could not start
-        is left to go stale, and is taken over again.
+        (the pool filled up, or this replica is stopping) is handed back at once, its lease released.
         """
         taken: list[int] = []
         for orphan in self._engine.orphans():
@@ -154,6 +163,7 @@ class Deliberations:
             with self._lock:
                 self._posters[orphan.thread] = poster
             if not self._pool.try_submit(partial(self._run, request, poster, claimed)):
+                self._engine.release_leases([orphan.thread])
                 self._release(orphan.thread)
                 continue
             taken.append(claimed.id)
@@ -188,6 +198,7 @@ class Deliberations:
             self._run_logged(request, poster, claimed)
 
     def _run_logged(self, request: DeliberationRequest, poster: SlackPoster, claimed: Deliberation | None) -> None:
+        ended = False
         try:
             if claimed is None:
                 result = self._engine.run(request, poster, should_stop=self._pool.stopping.is_set)
@@ -195,13 +206,17 @@ class Deliberations:
                 self._metrics.takeovers.inc()
                 result = self._engine.resume(claimed, request, poster, should_stop=self._pool.stopping.is_set)
             self._metrics.deliberation_ended(result)
+        except LeaseEndedError as err:
+            ended = True
+            log.info("stopped the deliberation in %s: %s", request.thread, err)
         except NightWatchError as err:
             poster.post_notice(str(err))
         except Exception:
             log.exception("the deliberation in %s failed", request.thread)
             poster.post_notice("The deliberation failed unexpectedly; the error was logged. Try again later.")
         finally:
-            _finish(poster)
+            if not ended:
+                _finish(poster)
             self._release(request.thread)
 
     def _claim(self, thread: str) -> bool:

@@ -8,14 +8,14 @@ knows (domain/context.py), compiles its system prompt, adds the window, asks the
 deliberation and each turn are stored as they happen (token usage is added to the stored total once per round), with
 the process that runs it as its owner, so a deliberation cut off midway (its process killed) is found and closed as
 interrupted by the next command (`close_abandoned`, see abandoned.py). A Slack deliberation holds a lease instead and
-is taken over by another replica (`orphans`, `claim`, `resume`; see takeover.py and resume.py). How it ends is
-closing.py; what `nightwatch context` counts is context_budget.py.
+is taken over by another replica (`orphans`, `claim`, `resume`; see takeover.py and resume.py), posts only while it
+holds that lease and, stopped, hands the run over (lease_guard.py). How it ends is closing.py; what
+`nightwatch context` counts is context_budget.py.
 """
 
 from __future__ import annotations
 
 import builtins
-import logging
 from collections.abc import Callable, Collection
 from datetime import timedelta
 from typing import Protocol
@@ -29,7 +29,9 @@ from nightwatch.domain.deliberation.consensus import ConsensusPrompt, decide
 from nightwatch.domain.deliberation.context_budget import ContextBudget
 from nightwatch.domain.deliberation.extraction import learn_discarded
 from nightwatch.domain.deliberation.inputs import validate_topic
+from nightwatch.domain.deliberation.lease_guard import LeaseEndedError, LeaseGuard, hand_over, leased
 from nightwatch.domain.deliberation.models import (
+    ChangesRequest,
     Decision,
     Deliberation,
     DeliberationRequest,
@@ -63,8 +65,6 @@ __all__ = [
     "PersonaMemory",
 ]
 
-log = logging.getLogger(__name__)
-
 CONSENSUS_MAX_TOKENS = 600
 
 
@@ -79,10 +79,6 @@ STOPPED = "This deliberation was stopped before a decision; ask again to start i
 
 class _StoppedError(Exception):
     """should_stop() said stop: finish the deliberation as INTERRUPTED."""
-
-
-def _never() -> bool:
-    return False
 
 
 class DeliberationEngine:
@@ -139,9 +135,10 @@ class DeliberationEngine:
         return policy_now(self._policies)
 
     def run(
-        self, request: DeliberationRequest, poster: Poster, *, should_stop: Callable[[], bool] = _never
+        self, request: DeliberationRequest, poster: Poster, *, should_stop: Callable[[], bool] | None = None
     ) -> DeliberationResult:
-        """Run the deliberation to a verdict (or to INTERRUPTED when `should_stop` says so) and return it."""
+        """Run the deliberation to a verdict (or to INTERRUPTED when `should_stop` says so) and return it; a leased
+        run raises LeaseEndedError instead when stopped (handed over) or taken over (see lease_guard.py)."""
         policy = self.policy
         active = self._personas.list(include_inactive=False)
         scope, panel = self._setting(request, active, policy)
@@ -152,7 +149,10 @@ class DeliberationEngine:
             Deliberation(scope.topic, scope.project, scope.thread, started_at=now, owner=owner, heartbeat_at=lease)
         )
         seen = len(poster.messages())
-        state = RunState(scope, poster, panel, started, first_message=seen, human_seen=seen, policy=policy)
+        guard = LeaseGuard(self._log, started)
+        state = RunState(
+            scope, guard.poster(poster), panel, started, first_message=seen, human_seen=seen, policy=policy, lease=guard
+        )
         return self._drive(state, active, should_stop)
 
     def resume(
@@ -161,17 +161,20 @@ class DeliberationEngine:
         request: DeliberationRequest,
         poster: Poster,
         *,
-        should_stop: Callable[[], bool] = _never,
+        should_stop: Callable[[], bool] | None = None,
     ) -> DeliberationResult:
         """Finish `claimed` (taken over with `claim`) from its stored turns in its own thread; see resume.py."""
         policy = self.policy
         active = self._personas.list(include_inactive=False)
         scope, panel = self._setting(request, active, policy)
         stored = self._log.turns(claimed.id) if claimed.id is not None else []
-        state = resumed_state(claimed, stored, scope=scope, panel=panel, poster=poster, personas=active, policy=policy)
+        guard = LeaseGuard(self._log, claimed)
+        posting = guard.poster(poster)
+        state = resumed_state(claimed, stored, scope=scope, panel=panel, poster=posting, personas=active, policy=policy)
+        state.lease = guard
         if claimed.takeovers > takeover.MAX_TAKEOVERS:
             return self._ended(state, DeliberationStatus.FAILED, takeover.GAVE_UP.format(times=claimed.takeovers))
-        return self._drive(state, active, should_stop, round_in_progress(stored))
+        return self._drive(state, active, should_stop, round_in_progress(stored, claimed.changes))
 
     def _setting(
         self, request: DeliberationRequest, active: list[Persona], policy: DeliberationPolicy
@@ -184,12 +187,18 @@ class DeliberationEngine:
         return scope, panel
 
     def _drive(
-        self, state: RunState, active: list[Persona], should_stop: Callable[[], bool], first_round: int = 1
+        self, state: RunState, active: list[Persona], should_stop: Callable[[], bool] | None, first_round: int = 1
     ) -> DeliberationResult:
         try:
             return self._closing.decided(state, self._rounds(state, active, should_stop, first_round))
         except _StoppedError:
-            return self._ended(state, DeliberationStatus.INTERRUPTED, STOPPED)
+            if not leased(state.deliberation):
+                return self._ended(state, DeliberationStatus.INTERRUPTED, STOPPED)
+            self._turns.save_usage(state)
+            raise hand_over(self._log, state.deliberation) from None
+        except LeaseEndedError:
+            self._turns.save_usage(state)  # the tokens were spent; the row is another replica's now, left running
+            raise
         except Exception:
             self._turns.save_usage(state)
             self._log.finish(state.id, DeliberationStatus.FAILED, None, self._clock.now())
@@ -200,7 +209,7 @@ class DeliberationEngine:
             raise
 
     def _rounds(
-        self, state: RunState, active: list[Persona], should_stop: Callable[[], bool], first_round: int
+        self, state: RunState, active: list[Persona], should_stop: Callable[[], bool] | None, first_round: int
     ) -> Verdict:
         rounds, max_replies = state.policy.rounds, state.policy.max_replies
         for round_no in range(min(first_round, rounds), rounds + 1):
@@ -219,6 +228,7 @@ class DeliberationEngine:
             if verdict.decision is not Decision.CHANGES or final:
                 return verdict
             state.changes = verdict
+            self._log.save_changes(state.id, ChangesRequest(round_no + 1, verdict))
             state.poster.post_round_request(state.panel.lead, verdict.summary)
         raise AssertionError("the last round always returns a verdict")  # pragma: no cover
 
@@ -255,8 +265,6 @@ class DeliberationEngine:
         self._turns.save_usage(state)
         return self._closing.ended(state, status, notice)
 
-    # --- start-up and inspection -------------------------------------------------------------------------------
-
     def close_abandoned(self) -> list[Deliberation]:
         """Close as INTERRUPTED the RUNNING deliberations nobody works on any more (see abandoned.py)."""
         return close_abandoned(self._log, self._liveness, self._clock.now())
@@ -269,6 +277,11 @@ class DeliberationEngine:
         """Renew this process's leases on its running deliberations in `threads` (see takeover.py)."""
         owner = self._liveness.owner()
         return self._log.renew(owner, list(threads), self._clock.now()) if owner and threads else 0
+
+    def release_leases(self, threads: Collection[str]) -> int:
+        """Hand over this process's running deliberations in `threads`: another replica claims them at once."""
+        owner = self._liveness.owner()
+        return self._log.release(owner, list(threads)) if owner and threads else 0
 
     def orphans(self) -> list[Deliberation]:
         """Leased deliberations whose owner is gone, for this process to take over (see takeover.py)."""
@@ -286,6 +299,6 @@ class DeliberationEngine:
         return self._budget.count(found, project_slug(project), topic, self.policy)
 
 
-def _checkpoint(should_stop: Callable[[], bool]) -> None:
-    if should_stop():
+def _checkpoint(should_stop: Callable[[], bool] | None) -> None:
+    if should_stop is not None and should_stop():
         raise _StoppedError

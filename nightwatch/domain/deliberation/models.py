@@ -56,6 +56,14 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class ChangesRequest:
+    """The lead's CHANGES verdict that opened round `round`, stored with its deliberation: a resumed run honours it."""
+
+    round: int
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
 class RememberedLesson:
     persona: str
     lesson: Lesson
@@ -78,6 +86,7 @@ class Deliberation:
     # The owner's lease, renewed while it runs; None for deliberations no other process can take over (the CLI's).
     heartbeat_at: datetime | None = None
     takeovers: int = 0  # how many times another process took it over (see deliberation/takeover.py)
+    changes: ChangesRequest | None = None  # the lead's latest request for one more round, while it runs
 
 
 DEFAULT_KIND = "deliberation"

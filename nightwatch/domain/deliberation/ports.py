@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from nightwatch.domain.deliberation.models import Deliberation, DeliberationStatus, Turn, Verdict
+from nightwatch.domain.deliberation.models import ChangesRequest, Deliberation, DeliberationStatus, Turn, Verdict
 from nightwatch.domain.inputs import whole_number
 from nightwatch.domain.llm import Usage
 from nightwatch.domain.memory import ToolMemory
@@ -63,8 +63,22 @@ class DeliberationLog(Protocol):
 
         It succeeds only while `holder` still owns it and (unless `stale_before` is None, for a holder known to have
         exited) its lease is older than `stale_before`; it then belongs to `owner`, its lease renewed at `now` and
-        its takeovers counted. Of several processes claiming at once, exactly one gets the deliberation back.
+        its takeovers counted (unless it was handed over: `holder` None). Of several processes claiming at once,
+        exactly one gets the deliberation back.
         """
+        ...
+
+    def release(self, owner: str, threads: Sequence[str]) -> int:
+        """Hand over the RUNNING leased deliberations `owner` holds in `threads` (no owner: another replica claims
+        them at once, see takeover.py); returns how many."""
+        ...
+
+    def holds(self, deliberation_id: int, owner: str) -> bool:
+        """Whether `owner` still runs the deliberation (nobody took it over and it was not handed over)."""
+        ...
+
+    def save_changes(self, deliberation_id: int, changes: ChangesRequest) -> None:
+        """Store the lead's request for one more round, so a replica resuming the run still honours it."""
         ...
 
     def save_summary(self, thread: str, covered: int, summary: str) -> None:

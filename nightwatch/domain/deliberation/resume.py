@@ -3,16 +3,17 @@
 The panel is chosen again from the stored topic (the same `choose_panel`, so the same personas). Every stored turn
 counts as taken: the resumed run does not ask that persona again in that round, so nothing stored is posted twice.
 It carries on with the round of the latest stored turn; a turn that was being generated when the owner died was
-neither stored nor posted (turns are stored before they are posted), so it is simply taken again. What is not
-stored is lost: the lead's request for changes that opened the round in progress (its summary was posted as a
-notice), and which lessons the earlier turns injected.
+neither stored nor posted (turns are stored before they are posted), so it is simply taken again. The lead's request
+for changes that opened the round in progress is stored with the deliberation (`ChangesRequest`), so the resumed
+turns are asked for those changes and its action items too, and a round the lead opened before any of its turns was
+stored is carried on rather than decided again. What is not stored is lost: which lessons the earlier turns injected.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nightwatch.domain.deliberation.models import Deliberation, Turn
+from nightwatch.domain.deliberation.models import ChangesRequest, Deliberation, Turn
 from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.policy import DeliberationPolicy
 from nightwatch.domain.deliberation.ports import Poster
@@ -42,6 +43,7 @@ def resumed_state(
         human_seen=seen,
         usage=claimed.usage,
         policy=policy or DeliberationPolicy(),
+        changes=claimed.changes.verdict if claimed.changes is not None else None,
     )
     by_name = {p.name.casefold(): p for p in (*personas, *panel.contributors, panel.lead)}
     for turn in stored:
@@ -54,6 +56,8 @@ def resumed_state(
     return state
 
 
-def round_in_progress(stored: Sequence[Turn]) -> int:
-    """The round a resumed run carries on with: that of the latest stored turn (the first when there is none)."""
-    return max((turn.round for turn in stored), default=1)
+def round_in_progress(stored: Sequence[Turn], changes: ChangesRequest | None = None) -> int:
+    """The round a resumed run carries on with: that of the latest stored turn, or the round the lead's stored
+    request for changes opened, whichever is later (the first when there is neither)."""
+    opened = changes.round if changes is not None else 1
+    return max([opened, *(turn.round for turn in stored)])

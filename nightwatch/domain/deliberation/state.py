@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from nightwatch.domain.context import TurnContext
+from nightwatch.domain.deliberation.lease_guard import LeaseGuard
 from nightwatch.domain.deliberation.models import Deliberation, RememberedLesson, Turn, Verdict
 from nightwatch.domain.deliberation.participants import Panel
 from nightwatch.domain.deliberation.policy import DeliberationPolicy
@@ -49,6 +50,7 @@ class RunState:
     remembered: list[RememberedLesson] = field(default_factory=list)
     unsaved: list[str] = field(default_factory=list)  # one message per extraction whose lessons storage refused
     policy: DeliberationPolicy = field(default_factory=DeliberationPolicy)  # taken when it started (policy.py)
+    lease: LeaseGuard = field(default_factory=LeaseGuard)  # checked before a turn is stored (lease_guard.py)
 
     @property
     def id(self) -> int:

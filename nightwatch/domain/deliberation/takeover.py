@@ -7,6 +7,11 @@ ports.Liveness). Another replica claims it with one compare-and-set on the row, 
 looking at once wins, and finishes it from its stored turns in the same thread (see resume.py). One taken over more
 than `MAX_TAKEOVERS` times is closed as failed instead, so a deliberation that kills its replicas does not loop.
 
+A replica that stops (SIGTERM) hands its running deliberations over instead of letting their leases expire: each
+stops at its next checkpoint and its lease is released (no owner, see `released`), so another replica claims it at
+once. A hand-over is not counted as a takeover: only a replica that went away unannounced brings a deliberation
+closer to `MAX_TAKEOVERS`.
+
 Terminal deliberations hold no lease: there is no thread to continue them in, and abandoned.py closes them.
 """
 
@@ -39,7 +44,7 @@ def orphans(log: DeliberationLog, liveness: Liveness, now: datetime, lease_for: 
         if deliberation.id is not None
         and deliberation.heartbeat_at is not None
         and deliberation.owner != me
-        and (deliberation.heartbeat_at < now - lease_for or _gone(liveness, deliberation))
+        and (deliberation.heartbeat_at < now - lease_for or released(deliberation) or _gone(liveness, deliberation))
     ]
 
 
@@ -49,8 +54,13 @@ def claim(
     """Take `orphan` over for this process; None when another process claimed it first or its owner renewed."""
     if orphan.id is None or not liveness.owner():
         return None
-    stale_before = None if _gone(liveness, orphan) else now - lease_for
+    stale_before = None if released(orphan) or _gone(liveness, orphan) else now - lease_for
     return log.claim(orphan.id, holder=orphan.owner, owner=liveness.owner(), now=now, stale_before=stale_before)
+
+
+def released(deliberation: Deliberation) -> bool:
+    """Whether its replica handed it over on shutdown: a lease with no owner (leased runs always start with one)."""
+    return deliberation.heartbeat_at is not None and deliberation.owner is None
 
 
 def _gone(liveness: Liveness, deliberation: Deliberation) -> bool:

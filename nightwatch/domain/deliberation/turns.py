@@ -171,6 +171,7 @@ class TurnTaker:
         )
         # Stored before it is posted: a replica that takes the deliberation over skips every stored turn, so a
         # crash between the two leaves the turn in history but not in the thread, and never posts it twice.
+        state.lease.check()  # a run handed over or taken over during the model call stores nothing more
         self._log.add_turn(state.id, turn)
         state.turns.append(turn)
         if answer.problem is not None:
