@@ -14,6 +14,7 @@ is therefore never the one shared.
 from __future__ import annotations
 
 import builtins
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,11 +23,13 @@ from typing import Protocol
 from nightwatch.domain.errors import InvalidInputError, NightWatchError, NotFoundError, StorageError
 from nightwatch.domain.memory import MemoryService
 from nightwatch.domain.models import Lesson, Persona
-from nightwatch.domain.names import check_slug
+from nightwatch.domain.names import project_slug
 from nightwatch.domain.pins import PinView, label_of
 from nightwatch.domain.pins.models import Pin
 from nightwatch.domain.sharing.models import Item, ItemKind, ItemShare
 from nightwatch.domain.sharing.ports import ItemShareRepository
+
+log = logging.getLogger(__name__)
 
 SHOWN_CHARS = 80  # of a lesson's text in a list of shares
 
@@ -63,9 +66,9 @@ class ItemShares:
         if item.kind is ItemKind.LESSON:
             if project is None:
                 raise InvalidInputError(f"Name the project of {item}: --project P.")
-            return check_slug(project)
+            return project_slug(project)
         pin = self._own_pin(giver, item)
-        if project is not None and check_slug(project) != pin.project:
+        if project is not None and project_slug(project) != pin.project:
             raise InvalidInputError(
                 f"Pin #{pin.id} is on project {pin.project}, not {project}; "
                 f"name {pin.project} or leave the project out."
@@ -122,7 +125,14 @@ class ItemShares:
         """The item shares open to `persona` on `project`, but its own."""
         if self._shares is None or persona.id is None:
             return []
-        return [share for share in self._shares.received(persona.id, project) if share.sharer_id != persona.id]
+        try:
+            received = self._shares.received(persona.id, project)
+        except NightWatchError as error:  # the item shares cost only their own lines, never the turn
+            log.warning(
+                "could not read the items shared with %s on %s (%s); the turn goes on", persona.name, project, error
+            )
+            return []
+        return [share for share in received if share.sharer_id != persona.id]
 
     def lessons(self, sharer: Persona, project: str, shares: Iterable[ItemShare]) -> builtins.list[Lesson]:
         """The shared lessons `sharer` still has live, in the order they were shared."""
