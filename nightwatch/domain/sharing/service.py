@@ -1,9 +1,9 @@
 """Shared team knowledge: a persona opens its lessons (and pinned documents) of one project to a teammate, read-only.
 
 A share is opt-in and names its sharer, its receiver (one persona, or every persona: `all`, ones created later
-included), the project, and what it opens (`lessons`, `pins` or `all`). Shares are keyed by persona ids, so a rename
-changes nothing; deleting a persona deletes the shares it gives and receives with it (PersonaRepository.remove).
-Sharing twice updates what is shared; sharing with oneself is refused.
+included), the project, and what it opens (`lessons`, `pins` or `all`; or one lesson or pin: items.py). Shares are
+keyed by persona ids, so a rename changes nothing; deleting a persona deletes the shares it gives and receives with
+it (PersonaRepository.remove). Sharing twice updates what is shared; sharing with oneself is refused.
 
 Before a turn, `SharingService.read` builds the receiver's shared block (shared_block.py): the sharers' lessons
 ranked by the sharer's own recall for the turn's topic, and the sharers' own pinned documents (shared_pins.py), packed
