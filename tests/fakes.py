@@ -34,7 +34,7 @@ from nightwatch.domain.models import Persona, ThreadMessage
 from nightwatch.domain.names import check_slug
 from nightwatch.domain.pins.models import Pin, PinKind
 from nightwatch.domain.pins.ports import PinSnapshot
-from nightwatch.domain.sharing.models import Share
+from nightwatch.domain.sharing.models import Item, ItemShare, Share
 from nightwatch.domain.tool_use import ToolCall
 from nightwatch.domain.vectors import VectorTable
 
@@ -397,6 +397,59 @@ class InMemoryShareRepository:
 
     def _live(self) -> list[Share]:
         alive = self._alive()
+        self.rows = [r for r in self.rows if r.sharer_id in alive and (r.receiver_id is None or r.receiver_id in alive)]
+        return list(self.rows)
+
+    def _check(self) -> None:
+        if self.broken:
+            raise StorageError("The database could not read the shares (OperationalError); check it.")
+
+
+class InMemoryItemShareRepository:
+    """ItemShareRepository in a list, beside a persona repository: like the database's foreign keys, a share naming a
+    persona that repository no longer has is gone, and one naming an unknown persona is refused."""
+
+    def __init__(self, personas: InMemoryPersonaRepository) -> None:
+        self.personas = personas
+        self.rows: list[ItemShare] = []
+        self.broken = False
+
+    def put(self, share: ItemShare) -> ItemShare | None:
+        self._check()
+        alive = {persona.id for persona in self.personas.list()}
+        if share.sharer_id not in alive or (share.receiver_id is not None and share.receiver_id not in alive):
+            raise NotFoundError("One of the personas of this share no longer exists.")
+        found = self._find(share.sharer_id, share.receiver_id, share.project, share.item)
+        if found is None:
+            self.rows.append(share)
+        return found
+
+    def remove(self, sharer_id: int, receiver_id: int | None, project: str, item: Item) -> ItemShare | None:
+        self._check()
+        found = self._find(sharer_id, receiver_id, project, item)
+        if found is not None:
+            self.rows.remove(found)
+        return found
+
+    def list(self, *, project: str | None = None, persona_id: int | None = None) -> list[ItemShare]:
+        self._check()
+        return [
+            row
+            for row in self._live()
+            if project in (None, row.project) and (persona_id is None or persona_id in (row.sharer_id, row.receiver_id))
+        ]
+
+    def received(self, receiver_id: int, project: str) -> list[ItemShare]:
+        self._check()
+        return [row for row in self._live() if row.project == project and row.receiver_id in (None, receiver_id)]
+
+    def _find(self, sharer_id: int, receiver_id: int | None, project: str, item: Item) -> ItemShare | None:
+        key = (sharer_id, receiver_id, project, item)
+        rows = self._live()
+        return next((row for row in rows if (row.sharer_id, row.receiver_id, row.project, row.item) == key), None)
+
+    def _live(self) -> list[ItemShare]:
+        alive = {persona.id for persona in self.personas.list()}
         self.rows = [r for r in self.rows if r.sharer_id in alive and (r.receiver_id is None or r.receiver_id in alive)]
         return list(self.rows)
 

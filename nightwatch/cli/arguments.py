@@ -21,6 +21,7 @@ from nightwatch.cli.memory import (
 )
 from nightwatch.cli.options import (
     NAME_RULE,
+    PROJECT_HELP,
     Commands,
     command,
     memory_command,
@@ -64,8 +65,8 @@ from nightwatch.domain.personas import (
     validate_persona_name,
     validate_role,
 )
+from nightwatch.domain.pins import validate_pin_id
 from nightwatch.domain.sharing import validate_receiver, validate_share_content
-from nightwatch.domain.sharing.models import ShareContent
 
 # --- argument checks -----------------------------------------------------------------------------------------------
 # Each is a domain rule run as an argument's argparse `type`. A bad value raises InvalidInputError out of parse_args,
@@ -227,26 +228,35 @@ def _category_option(command: argparse.ArgumentParser) -> None:
 
 
 def _share_commands(commands: Commands) -> None:
-    """`nightwatch share|unshare|shares`."""
+    """`nightwatch share|unshare|shares`: all of a persona's lessons or pins of a project, or one of them."""
     opened = command(commands, "share", share, "let another persona (or all) read a persona's knowledge of a project")
     persona_argument(opened, "persona")
     _receiver_option(opened)
-    project_option(opened)
-    opened.add_argument(
-        "--what",
-        type=validate_share_content,
-        default=ShareContent.LESSONS,
-        help="lessons, pins or all (default: lessons)",
-    )
-    closed = command(commands, "unshare", unshare, "stop sharing a persona's knowledge of a project")
+    _share_project_option(opened)
+    what = _item_options(opened)
+    what.add_argument("--what", type=validate_share_content, help="lessons, pins or all (default: lessons)")
+    closed = command(commands, "unshare", unshare, "stop sharing a persona's knowledge of a project, or one item")
     persona_argument(closed, "persona")
     _receiver_option(closed)
-    project_option(closed)
+    _share_project_option(closed)
+    _item_options(closed)
     listed = command(commands, "shares", shares, "list what is shared, by whom, with whom")
     listed.add_argument(
         "persona", nargs="?", type=validate_persona_name, help="only what this persona gives or receives"
     )
     listed.add_argument("--project", type=project_slug, help="only this project (default: every project)")
+
+
+def _share_project_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--project", type=project_slug, help=f"{PROJECT_HELP}; a pin's share: the pin's project")
+
+
+def _item_options(command: argparse.ArgumentParser) -> argparse._MutuallyExclusiveGroup:
+    """--lesson ID and --pin PIN_ID: one item rather than all of a persona's lessons or pins."""
+    one = command.add_mutually_exclusive_group()
+    one.add_argument("--lesson", type=validate_lesson_id, metavar="ID", help="only this lesson (its id, `memory show`)")
+    one.add_argument("--pin", type=validate_pin_id, metavar="PIN_ID", help="only this pin (its number, `pin list`)")
+    return one
 
 
 def _receiver_option(command: argparse.ArgumentParser) -> None:

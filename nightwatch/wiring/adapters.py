@@ -12,6 +12,7 @@ from nightwatch.adapters.db import (
     SqlDeliberationLog,
     SqlForgottenLessons,
     SqlHeldLessons,
+    SqlItemShareRepository,
     SqlPendingLessons,
     SqlPersonaRepository,
     SqlPinRepository,
@@ -32,7 +33,7 @@ from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.personas.ports import PersonaRepository
 from nightwatch.domain.pins.ports import PinFiles, PinPages, PinRepository
 from nightwatch.domain.ports import Clock
-from nightwatch.domain.sharing.ports import ShareRepository
+from nightwatch.domain.sharing.ports import ItemShareRepository, ShareRepository
 from nightwatch.domain.teaching import HeldLessons
 from nightwatch.live_settings import LiveSettings
 
@@ -138,6 +139,11 @@ class AdapterModule(Module):
     @provider
     def provide_shares(self, engine: Engine) -> ShareRepository:
         return SqlShareRepository(engine)
+
+    @singleton
+    @provider
+    def provide_item_shares(self, engine: Engine) -> ItemShareRepository:
+        return SqlItemShareRepository(engine)
 
     @singleton
     @provider

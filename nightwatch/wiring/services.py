@@ -30,7 +30,7 @@ from nightwatch.domain.ports import Clock
 from nightwatch.domain.proactive import ProactivePolicy, ProactiveService
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.sharing import SharedSource, SharingService
-from nightwatch.domain.sharing.ports import ShareRepository
+from nightwatch.domain.sharing.ports import ItemShareRepository, ShareRepository
 from nightwatch.domain.soul import SoulCompiler
 from nightwatch.domain.teaching import Forgetting, HeldLessons, LessonReview, TeachingService
 from nightwatch.live_settings import LiveSettings
@@ -130,6 +130,7 @@ class ServiceModule(Module):
         self,
         settings: Settings,
         shares: ShareRepository,
+        items: ItemShareRepository,
         personas: PersonaService,
         memory: MemoryService,
         pins: PinService,
@@ -137,7 +138,7 @@ class ServiceModule(Module):
     ) -> SharingService:
         budget = settings.memory.shared_token_budget
         return SharingService(
-            shares=shares, personas=personas, memory=memory, pins=pins, clock=clock, token_budget=budget
+            shares=shares, items=items, personas=personas, memory=memory, pins=pins, clock=clock, token_budget=budget
         )
 
     @singleton

@@ -5,6 +5,7 @@ database (adapters/db/memory.py) uses the memory tables and the transactions thi
 """
 
 from nightwatch.adapters.db.deliberation_log import SqlDeliberationLog
+from nightwatch.adapters.db.engine import make_engine
 from nightwatch.adapters.db.forgotten_lessons import SqlForgottenLessons
 from nightwatch.adapters.db.held_lessons import SqlHeldLessons
 from nightwatch.adapters.db.memory import DatabaseMemoryStore
@@ -14,8 +15,8 @@ from nightwatch.adapters.db.persona_transactions import SqlPersonaTransactions
 from nightwatch.adapters.db.pins import SqlPinRepository
 from nightwatch.adapters.db.probe import DatabaseProbe
 from nightwatch.adapters.db.repositories import SqlPersonaRepository
-from nightwatch.adapters.db.schema import make_engine, memory_documents, memory_vectors
-from nightwatch.adapters.db.shares import SqlShareRepository
+from nightwatch.adapters.db.schema import memory_documents, memory_vectors
+from nightwatch.adapters.db.shares import SqlItemShareRepository, SqlShareRepository
 from nightwatch.adapters.db.slack_state import SlackState
 from nightwatch.adapters.db.transactions import Bind, database_errors, transaction
 
@@ -28,6 +29,7 @@ __all__ = [
     "SqlDeliberationLog",
     "SqlForgottenLessons",
     "SqlHeldLessons",
+    "SqlItemShareRepository",
     "SqlPendingLessons",
     "SqlPersonaRepository",
     "SqlPersonaTransactions",

@@ -1,4 +1,4 @@
-"""The database: the engine, and the tables the repositories read and write.
+"""The database: the tables the repositories read and write (the engine is made in engine.py, named here too).
 
 `metadata` is what the code expects; the migrations in `migrations/versions/` are what makes a database so. A change
 here needs a migration too: tests/adapters/db/test_migrations.py compares the migrated database with `metadata`.
@@ -6,12 +6,7 @@ here needs a migration too: tests/adapters/db/test_migrations.py compares the mi
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -19,7 +14,6 @@ from sqlalchemy import (
     Column,
     Date,
     DateTime,
-    Engine,
     ForeignKey,
     Index,
     Integer,
@@ -29,13 +23,12 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
-    create_engine,
-    event,
     false,
     text,
     true,
 )
-from sqlalchemy.engine import make_url
+
+from nightwatch.adapters.db.engine import make_engine  # noqa: F401  (where its callers have always found it)
 
 metadata = MetaData()
 
@@ -217,6 +210,32 @@ persona_shares = Table(  # one persona's knowledge of a project opened read-only
     Index("ix_persona_shares_project_receiver", "project", "receiver_id"),
 )
 
+persona_item_shares = Table(  # one lesson or one pin of a persona's, opened read-only to another, or to every persona
+    "persona_item_shares",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("sharer_id", Integer, ForeignKey("personas.id", ondelete="CASCADE"), nullable=False),
+    Column("receiver_id", Integer, ForeignKey("personas.id", ondelete="CASCADE"), nullable=True),  # NULL: all
+    Column("project", String(80), nullable=False),
+    Column("kind", String(10), nullable=False),  # lesson or pin
+    # The lesson's id or the pin's number, named and never copied (no foreign key: a pin removed leaves its share,
+    # which then says the pin is gone).
+    Column("item", String(20), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("sharer_id", "receiver_id", "project", "kind", "item", name="uq_persona_item_shares"),
+    Index(
+        "uq_persona_item_shares_with_all",
+        "sharer_id",
+        "project",
+        "kind",
+        "item",
+        unique=True,
+        sqlite_where=text("receiver_id IS NULL"),
+        postgresql_where=text("receiver_id IS NULL"),
+    ),
+    Index("ix_persona_item_shares_project_receiver", "project", "receiver_id"),
+)
+
 pins = Table(  # pinned context: a document's snapshot injected into a persona's prompts for one project
     "pins",
     metadata,
@@ -256,46 +275,3 @@ def utc(value: datetime | None) -> datetime | None:
     if value is None or value.tzinfo is not None:
         return value
     return value.replace(tzinfo=UTC)
-
-
-def make_engine(url: str, *, pool_size: int = 15) -> Engine:
-    """Create an engine; for SQLite, create the file's folder and enable WAL and a busy timeout.
-
-    A server database gets a pool of at most `pool_size` connections (NIGHTWATCH_DB_POOL_SIZE), kept open once made.
-    """
-    parsed = make_url(url)
-    kwargs: dict[str, Any] = {"future": True}
-    if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the home, private
-        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
-    else:
-        kwargs.update(pool_pre_ping=True, pool_size=pool_size, max_overflow=0)
-    engine = create_engine(url, **kwargs)
-    if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            event.listen(engine, "connect", _private_file(Path(parsed.database)))
-        event.listen(engine, "connect", _sqlite_pragmas)
-    return engine
-
-
-def _private_file(path: Path) -> Callable[[Any, Any], None]:
-    """A connect hook that makes the database file 0600 before WAL mode is set (its -wal and -shm take its mode)."""
-
-    def tighten(_dbapi_connection: Any, _record: Any) -> None:
-        with contextlib.suppress(OSError):
-            if os.stat(path).st_mode & 0o077:
-                os.chmod(path, 0o600)
-
-    return tighten
-
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    # In WAL mode NORMAL stays corruption-safe and skips the fsync on every commit (the WAL is synced at
-    # checkpoints), which keeps a stored turn under a millisecond; a power cut may lose the last commits.
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()

@@ -1,16 +1,10 @@
-"""Shared team knowledge: a persona opens its lessons and pins of a project to teammates, read-only."""
+"""Shared team knowledge: a persona opens its lessons and pins of a project (all of them, or one) to teammates,
+read-only."""
 
 from nightwatch.domain.sharing.block import SharedBlock, SharedItem
-from nightwatch.domain.sharing.service import (
-    EVERYONE,
-    SHARED_TOKEN_BUDGET,
-    ShareOutcome,
-    ShareView,
-    SharingService,
-    describe,
-    validate_receiver,
-    validate_share_content,
-)
+from nightwatch.domain.sharing.items import ItemState
+from nightwatch.domain.sharing.models import Item, ItemKind, ItemShare
+from nightwatch.domain.sharing.service import SHARED_TOKEN_BUDGET, SharingService
 from nightwatch.domain.sharing.source import (
     SHARED,
     SharedKnowledge,
@@ -19,11 +13,23 @@ from nightwatch.domain.sharing.source import (
     shared_part,
     shared_section,
 )
+from nightwatch.domain.sharing.views import (
+    EVERYONE,
+    ShareOutcome,
+    ShareView,
+    describe,
+    validate_receiver,
+    validate_share_content,
+)
 
 __all__ = [
     "EVERYONE",
     "SHARED",
     "SHARED_TOKEN_BUDGET",
+    "Item",
+    "ItemKind",
+    "ItemShare",
+    "ItemState",
     "ShareOutcome",
     "ShareView",
     "SharedBlock",

@@ -186,7 +186,7 @@ def test_pins_made_before_revision_0012_keep_their_numbers_and_later_ones_are_ne
         engine = make_engine(url)
         try:
             with locked(engine) as connection:
-                command.upgrade(alembic_config(connection), "0008")
+                command.upgrade(alembic_config(connection), "0011")
             maya = SqlPersonaRepository(engine).add(Persona(name="Maya", slug="maya", role="Reviewer"))
             repo = SqlPinRepository(engine)
             old = [add(repo, a_pin(maya, source=f"/srv/docs/{n}.md")) for n in range(3)]

@@ -181,7 +181,8 @@ def test_a_damaged_row_is_reported_with_its_field(engine: Engine, repo: SqlPerso
 
 def test_database_errors_become_storage_errors(engine: Engine, repo: SqlPersonaRepository) -> None:
     with engine.begin() as conn:
-        for referring in ("persona_shares", "pins"):  # their foreign keys would keep PostgreSQL from dropping personas
+        # Their foreign keys would keep PostgreSQL from dropping personas.
+        for referring in ("persona_shares", "persona_item_shares", "pins"):
             conn.execute(text(f"DROP TABLE {referring}"))
         conn.execute(text("DROP TABLE personas"))
     with pytest.raises(StorageError, match="check DATABASE_URL"):

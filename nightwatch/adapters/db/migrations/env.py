@@ -14,8 +14,9 @@ from alembic import context
 from alembic.util import CommandError
 from sqlalchemy import Connection
 
+from nightwatch.adapters.db.engine import make_engine
 from nightwatch.adapters.db.migrate import locked
-from nightwatch.adapters.db.schema import make_engine, metadata
+from nightwatch.adapters.db.schema import metadata
 
 
 def run_migrations(connection: Connection) -> None:

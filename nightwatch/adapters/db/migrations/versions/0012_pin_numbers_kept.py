@@ -7,7 +7,7 @@ file's write lock, so two writers never get the same number. PostgreSQL's identi
 twice already: nothing changes there.
 
 Revision ID: 0012
-Revises: 0008
+Revises: 0011
 Create Date: 2026-11-28
 """
 
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0012"
-down_revision: str | Sequence[str] | None = "0008"
+down_revision: str | Sequence[str] | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
