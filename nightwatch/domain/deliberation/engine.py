@@ -8,9 +8,8 @@ knows (domain/context.py), compiles its system prompt, adds the window, asks the
 deliberation and each turn are stored as they happen (token usage is added to the stored total once per round), with
 the process that runs it as its owner, so a deliberation cut off midway (its process killed) is found and closed as
 interrupted by the next command (`close_abandoned`, see abandoned.py). A Slack deliberation holds a lease instead and
-is taken over by another replica (`orphans`, `claim`, `resume`; see takeover.py and resume.py), posts only while it
-holds that lease and, stopped, hands the run over (lease_guard.py). How it ends is closing.py; what
-`nightwatch context` counts is context_budget.py.
+is taken over by another replica (takeover.py, resume.py), posts only while it holds that lease and, stopped, hands
+the run over (lease_guard.py). How it ends is closing.py; what `nightwatch context` counts is context_budget.py.
 """
 
 from __future__ import annotations
@@ -56,14 +55,8 @@ from nightwatch.domain.personas import project_slug
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.soul import SoulCompiler
 
-__all__ = [
-    "DeliberationEngine",
-    "DeliberationPolicy",
-    "DeliberationRequest",
-    "DeliberationResult",
-    "PersonaDirectory",
-    "PersonaMemory",
-]
+__all__ = ["DeliberationEngine", "DeliberationPolicy", "DeliberationRequest", "DeliberationResult"]
+__all__ += ["PersonaDirectory", "PersonaMemory"]
 
 CONSENSUS_MAX_TOKENS = 600
 
@@ -98,8 +91,7 @@ class DeliberationEngine:
         context: ContextReader | None = None,
         forgetting: TurnForgetting | None = None,
     ) -> None:
-        """`context` reads what a persona knows for a turn (domain/context.py); without it, a turn knows nothing.
-        `forgetting` gives each turn the `memory_forget` tool (domain/teaching/forgetting.py); without it, none."""
+        """`context`: what a persona knows for a turn (domain/context.py); `forgetting`: the `memory_forget` tool."""
         known = context or ContextReader()
         self._personas = personas
         self._memory = memory
@@ -137,8 +129,8 @@ class DeliberationEngine:
     def run(
         self, request: DeliberationRequest, poster: Poster, *, should_stop: Callable[[], bool] | None = None
     ) -> DeliberationResult:
-        """Run the deliberation to a verdict (or to INTERRUPTED when `should_stop` says so) and return it; a leased
-        run raises LeaseEndedError instead when stopped (handed over) or taken over (see lease_guard.py)."""
+        """Run it to a verdict (INTERRUPTED when `should_stop` says so); a leased run raises LeaseEndedError when
+        stopped or taken over (lease_guard.py)."""
         policy = self.policy
         active = self._personas.list(include_inactive=False)
         scope, panel = self._setting(request, active, policy)

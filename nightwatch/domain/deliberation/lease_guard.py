@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from nightwatch.domain.deliberation.models import Deliberation, Verdict
 from nightwatch.domain.deliberation.ports import DeliberationLog, Poster
+from nightwatch.domain.memory.ports import Forgotten
 from nightwatch.domain.models import Persona, ThreadMessage
 
 
@@ -82,6 +83,10 @@ class LeasedPoster:
 
     def post_recall(self, persona: Persona, query: str, found: int) -> None:
         self._poster.post_recall(persona, query, found)  # logged, not posted: nothing to guard
+
+    def post_forgotten(self, persona: Persona, forgotten: Forgotten) -> None:
+        self._check()
+        self._poster.post_forgotten(persona, forgotten)
 
     def post_notice(self, text: str) -> None:
         self._check()

@@ -261,11 +261,8 @@ def parse_curation(answer: str, allowed: Iterable[str]) -> Curation | None:
     target = data.get("target")
     if action not in ("merge", "supersede"):
         return Curation(action)
-    return Curation(action, target.strip().lower()) if _shown(target, allowed) else None
-
-
-def _shown(target: object, allowed: Iterable[str]) -> bool:
-    return isinstance(target, str) and target.strip().lower() in set(allowed)
+    shown = isinstance(target, str) and target.strip().lower() in set(allowed)
+    return Curation(action, str(target).strip().lower()) if shown else None
 
 
 # Recorded.action -> the outcome an operator counts ("update", an entry in newer words, supersedes the old one)
