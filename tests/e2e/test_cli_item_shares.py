@@ -85,7 +85,7 @@ def test_one_lesson_shared_reaches_devs_prompt_alone_and_goes_when_it_is_forgott
     assert run(capsys, "shares")[1].startswith("Nothing is shared.")
 
 
-def test_one_pin_shared_reaches_dev_and_a_later_pin_under_its_number_does_not(
+def test_one_pin_shared_reaches_dev_and_a_later_pin_does_not(
     capsys: pytest.CaptureFixture[str], home: Path
 ) -> None:
     threat = pin(capsys, home / "threat-model.md", THREAT)
@@ -99,7 +99,7 @@ def test_one_pin_shared_reaches_dev_and_a_later_pin_under_its_number_does_not(
     assert run(capsys, "pin", "remove", threat)[0] == 0
     assert dev_is_told(capsys) == []
     payroll = pin(capsys, home / "payroll.md", "Payroll runs on the 25th.")
-    assert payroll == threat  # SQLite numbers the next pin after the highest left: the removed pin's number
+    assert payroll != threat  # pin numbers are never reused (migration 0012)
     assert dev_is_told(capsys) == []
     assert run(capsys, "shares")[1].splitlines()[1] == f"night-watch  Maya  Dev  pin #{threat} (gone: unpinned)"
     code, out, _ = run(capsys, "unshare", "maya", "--pin", threat, "--with", "dev")
