@@ -42,8 +42,8 @@ from nightwatch.domain.deliberation import DeliberationEngine, DeliberationPolic
 from nightwatch.domain.deliberation.models import Verdict
 from nightwatch.domain.llm import LLMRequest, LLMResponse, Purpose, Usage
 from nightwatch.domain.memory import MemoryPolicy, MemoryService, MemorySource
-from nightwatch.domain.memory.models import Discarded, MemoryBlock, ReflectionContext
-from nightwatch.domain.models import Lesson, Persona, ThreadMessage
+from nightwatch.domain.memory.models import Discarded, MemoryBlock, ReflectionContext, Remembered
+from nightwatch.domain.models import Persona, ThreadMessage
 from nightwatch.domain.personas import PersonaService
 from nightwatch.domain.pins import PinBlock, PinService, PinsSource
 from nightwatch.domain.pins.models import PinKind
@@ -113,10 +113,10 @@ class BenchMemory:
         self._timings["memory read + rank"].append(time.perf_counter() - started)
         return block
 
-    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:
+    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Remembered]:
         return []
 
-    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
+    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Remembered]:
         return []
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: list[str]) -> None:

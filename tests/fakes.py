@@ -780,7 +780,7 @@ class RecordingPoster:
         self.forgotten: list[tuple[str, Forgotten]] = []
         self.notices: list[str] = []
         self.round_requests: list[tuple[str, str]] = []
-        self.changes: list[tuple[str, str | None, str]] = []  # (lesson id, category, created / merged)
+        self.changes: list[tuple[str, str | None, str]] = []  # (lesson id, category, Remembered.said)
 
     def post_turn(self, persona: Persona, text: str) -> None:
         self.turns.append((persona.name, text))

@@ -76,7 +76,8 @@ class TerminalPoster:
         change: str = "created",
     ) -> None:
         self.lessons.append(PostedLesson(persona.name, project, lesson_id, text))
-        self._print(f"{persona.name} remembered: {plain_text(text)} ({lesson_id})")
+        said = "" if change == "created" else f" · {change}"  # merged into a restated lesson, or superseding one
+        self._print(f"{persona.name} remembered: {plain_text(text)} ({lesson_id}{said})")
 
     def post_forgotten(self, persona: Persona, forgotten: Forgotten) -> None:
         self._print(f"{persona.name} forgot: {plain_text(forgotten.text)} ({forgotten.lesson_id})")
@@ -153,7 +154,8 @@ def render_result_json(result: DeliberationResult) -> dict[str, Any]:
         },
         "summary": result.verdict.summary,
         "lessons": [
-            {"persona": item.persona, "id": item.lesson.id, "text": item.lesson.text} for item in result.remembered
+            {"persona": item.persona, "id": item.lesson.id, "text": item.lesson.text, "said": item.said}
+            for item in result.remembered
         ],
         "usage": _usage(result.usage),
         "unsaved": list(result.unsaved),

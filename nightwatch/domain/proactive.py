@@ -238,9 +238,9 @@ class ProactiveService:
     def _reflect(self, persona: Persona, channel: ChannelActivity, text: str, poster: Poster) -> None:
         context = ReflectionContext(kind=MODE, topic=f"proactive observation in {channel.project}", summary=text)
         try:
-            lessons = self._memory.reflect(persona, channel.project, context)
+            recorded = self._memory.reflect(persona, channel.project, context)
         except Exception:  # a failed reflection must never undo a posted message
             log.exception("reflection after a proactive message by %s failed", persona.name)
             return
-        for lesson in lessons:
-            announce(poster, persona, channel.project, lesson)
+        for found in recorded:
+            announce(poster, persona, channel.project, found)

@@ -51,6 +51,8 @@ def test_the_poster_prints_turns_verdict_lessons_and_notices_as_they_happen() ->
         "Carlos (Tech lead) · decision: CHANGES\n  Changes needed. Add a TTL.\n\n  Reasons:\n  - No expiry." in printed
     )
     assert printed.endswith("Carlos remembered: Flag risky launches. (ab12cd34)\n")
+    poster.post_lesson(CARLOS, "night-watch", "ef56ab78", "Flag risky launches early.", change="superseded ab12cd34")
+    assert out.getvalue().endswith("Carlos remembered: Flag risky launches early. (ef56ab78 · superseded ab12cd34)\n")
     assert [m.author for m in poster.messages()] == ["Maya", "Carlos"]
     assert all(m.persona is not None for m in poster.messages())
     assert poster.messages()[1].text.startswith("*Changes needed.*")  # kept as posted: Slack renders mrkdwn
@@ -186,7 +188,7 @@ def test_the_json_document_lists_turns_verdict_and_lessons(engine: Engine) -> No
     }
     assert set(document["verdict"]) == {"decision", "summary", "reasons", "action_items"}
     assert document["lessons"] == [
-        {"persona": r.persona, "id": r.lesson.id, "text": r.lesson.text} for r in result.remembered
+        {"persona": r.persona, "id": r.lesson.id, "text": r.lesson.text, "said": r.said} for r in result.remembered
     ]
 
 

@@ -71,9 +71,9 @@ def reflect_all(
     unsaved: list[str] = []
     for persona in personas:
         try:
-            for lesson in memory.reflect(persona, project, context):
-                remembered.append(RememberedLesson(persona.name, lesson))
-                announce(poster, persona, project, lesson)
+            for found in memory.reflect(persona, project, context):
+                remembered.append(RememberedLesson(persona.name, found.lesson, found.said))
+                announce(poster, persona, project, found)
         except StorageError as err:  # the message says whether the lessons are kept and how to retry them
             log.warning("%s's lessons were not written: %s", persona.name, err)
             unsaved.append(str(err))

@@ -63,10 +63,10 @@ def _learn(memory: PersonaMemory, state: RunState, persona: Persona, discarded: 
     """One persona's extraction; its failure is logged (like a failed reflection, it is not tried again)."""
     scope = state.scope
     try:
-        lessons = memory.extract(persona, scope.project, Discarded(scope.kind, scope.topic, discarded, scope.link))
-        for lesson in lessons:
-            state.remembered.append(RememberedLesson(persona.name, lesson))
-            announce(state.poster, persona, scope.project, lesson)
+        recorded = memory.extract(persona, scope.project, Discarded(scope.kind, scope.topic, discarded, scope.link))
+        for found in recorded:
+            state.remembered.append(RememberedLesson(persona.name, found.lesson, found.said))
+            announce(state.poster, persona, scope.project, found)
     except StorageError as err:  # kept for a retry; the message says so
         log.warning("%s's lessons from the summarised messages were not written: %s", persona.name, err)
         state.unsaved.append(str(err))

@@ -65,8 +65,11 @@ class ChangesRequest:
 
 @dataclass(frozen=True)
 class RememberedLesson:
+    """A lesson a deliberation recorded: who, the lesson that holds it now, and what recording it did (`said`)."""
+
     persona: str
     lesson: Lesson
+    said: str = "created"  # Remembered.said: "created", "merged into <id>" or "superseded <id>"
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from nightwatch.domain.deliberation.models import ChangesRequest, Deliberation, 
 from nightwatch.domain.inputs import whole_number
 from nightwatch.domain.llm import Usage
 from nightwatch.domain.memory import ToolMemory
-from nightwatch.domain.memory.models import Discarded, ReflectionContext
+from nightwatch.domain.memory.models import Discarded, ReflectionContext, Remembered
 from nightwatch.domain.memory.ports import Forgotten
-from nightwatch.domain.models import Lesson, Persona, ThreadMessage
+from nightwatch.domain.models import Persona, ThreadMessage
 
 RECENT_MAX = 200  # the most deliberations DeliberationLog.recent returns at once
 
@@ -125,7 +125,8 @@ class Poster(Protocol):
         category: str | None = None,
         change: str = "created",
     ) -> None:
-        """Tell the thread `persona` learned a lesson; `change` is "created" or "merged" (see `lesson_change`)."""
+        """Tell the thread `persona` learned a lesson; `change` is what recording it did, in `Remembered.said`'s
+        words: "created", "merged into <id>" (`lesson_id` is then the lesson it merged into) or "superseded <id>"."""
         ...
 
     def post_round_request(self, lead: Persona, summary: str) -> None:
@@ -147,14 +148,10 @@ class Poster(Protocol):
         ...
 
 
-def lesson_change(lesson: Lesson) -> str:
-    """How a recorded lesson changed memory, as a thread is told: "merged" into a restatement, else "created"."""
-    return "merged" if lesson.seen > 1 else "created"
-
-
-def announce(poster: Poster, persona: Persona, project: str, lesson: Lesson) -> None:
-    """Tell `poster`'s thread about a recorded lesson, with its category and how it changed memory."""
-    poster.post_lesson(persona, project, lesson.id, lesson.text, category=lesson.category, change=lesson_change(lesson))
+def announce(poster: Poster, persona: Persona, project: str, found: Remembered) -> None:
+    """Tell `poster`'s thread about a recorded lesson, with its category and exactly how it changed memory."""
+    lesson = found.lesson
+    poster.post_lesson(persona, project, lesson.id, lesson.text, category=lesson.category, change=found.said)
 
 
 class PersonaMemory(ToolMemory, Protocol):
@@ -164,8 +161,12 @@ class PersonaMemory(ToolMemory, Protocol):
     What a turn reads (memory among the other sources) comes through domain/context.py instead.
     """
 
-    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Lesson]: ...
+    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> builtins.list[Remembered]:
+        """What recording each lesson of the persona's reflection did (skipped ones left out)."""
+        ...
 
-    def extract(self, persona: Persona, project: str, discarded: Discarded) -> builtins.list[Lesson]: ...
+    def extract(self, persona: Persona, project: str, discarded: Discarded) -> builtins.list[Remembered]:
+        """What recording each lesson taken from the summarised messages did (skipped ones left out)."""
+        ...
 
     def note_injected(self, persona: Persona, project: str, lesson_ids: builtins.list[str]) -> None: ...

@@ -8,7 +8,8 @@ gets an error result with its message, so the model can fix it or carry on witho
 raises LLMError like any failed turn; what the calls did before it stays done, shown and counted.
 
 Each recall is shown in the thread or terminal (`Poster.post_recall`: "🔎 Dev recalled: …"), and each lesson newly
-remembered is announced as reflection's are (`Poster.post_lesson`: "★ Dev remembered: …" with a Forget button), and
+remembered is announced as reflection's are (`Poster.post_lesson`, saying whether it was created, merged into a lesson
+it restates or superseded one, with a Forget button), and
 each lesson forgotten with `memory_forget` too (`Poster.post_forgotten`: "Dev forgot: …" with an Undo button), as the
 call happens.
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from nightwatch.domain.deliberation.ports import Poster, announce
 from nightwatch.domain.errors import LLMOutputError, NightWatchError
 from nightwatch.domain.llm import LLM, LLMRequest, LLMResponse, Usage
-from nightwatch.domain.memory import MAX_TOOL_CALLS, MemoryTools, ToolOutcome
+from nightwatch.domain.memory import MAX_TOOL_CALLS, MemoryTools, Remembered, ToolOutcome
 from nightwatch.domain.memory.ports import Forgotten
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.tool_use import ToolCall, ToolResult, ToolRound, ToolTrace
@@ -44,7 +45,7 @@ class ToolTurn:
     limit: int = MAX_TOOL_CALLS
     traces: list[ToolTrace] = field(default_factory=list)
     recalled: list[Lesson] = field(default_factory=list)
-    remembered: list[Lesson] = field(default_factory=list)
+    remembered: list[Remembered] = field(default_factory=list)
     forgotten: list[Forgotten] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)  # of every model call so far
 
@@ -105,9 +106,8 @@ class ToolTurn:
                 self.recalled += outcome.recalled
                 self.poster.post_recall(self.persona, outcome.query, len(outcome.recalled))
             if outcome.remembered is not None:
-                lesson = outcome.remembered
-                self.remembered.append(lesson)
-                announce(self.poster, self.persona, self.project, lesson)
+                self.remembered.append(outcome.remembered)
+                announce(self.poster, self.persona, self.project, outcome.remembered)
             if outcome.forgotten is not None:
                 self.forgotten.append(outcome.forgotten)
                 self.poster.post_forgotten(self.persona, outcome.forgotten)

@@ -210,7 +210,7 @@ class TurnTaker:
         """
         self.add_usage(state, tools.usage)
         state.injected.setdefault(persona.slug, set()).update(lesson.id for lesson in tools.recalled)
-        state.remembered += [RememberedLesson(persona.name, lesson) for lesson in tools.remembered]
+        state.remembered += [RememberedLesson(persona.name, found.lesson, found.said) for found in tools.remembered]
 
     def view(self, state: RunState) -> ThreadView:
         """The thread as the next call sees it, summarising older messages when they fell out; it records nothing

@@ -20,9 +20,17 @@ from nightwatch.domain.llm import LLM, Purpose
 from nightwatch.domain.memory.answers import Candidate, ask, junk_reason, parse_candidates
 from nightwatch.domain.memory.format import header_part, section_link
 from nightwatch.domain.memory.lesson_text import OVERVIEW_MAX
-from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, Discarded, Flavour, ReflectionContext, flavour_for
-from nightwatch.domain.memory.recording import Entry, Recorded, Tally
-from nightwatch.domain.models import Lesson, Persona, ThreadMessage
+from nightwatch.domain.memory.models import (
+    CATEGORIES,
+    DESCRIPTIONS,
+    Discarded,
+    Flavour,
+    ReflectionContext,
+    Remembered,
+    flavour_for,
+)
+from nightwatch.domain.memory.recording import Entry, Recorded, Tally, remembered
+from nightwatch.domain.models import Persona, ThreadMessage
 from nightwatch.domain.ports import Clock
 from nightwatch.domain.quoting import as_data
 from nightwatch.prompts import Prompt
@@ -196,15 +204,16 @@ class Learner:
         self._record = record
         self._max_chars = max_chars
 
-    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:
-        """Ask the persona, in its role's words, for 1-3 lessons from the interaction; returns the lessons added."""
+    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Remembered]:
+        """Ask the persona, in its role's words, for 1-3 lessons from the interaction; returns what recording each
+        did (created, merged into a restated lesson, or superseding one); skipped candidates are left out."""
         prompt = ReflectionPrompt.build(persona, project, context, self._max_chars)
         parts = (context.topic, context.summary, context.outcome)
         where = Entry(self._clock.now().date(), header_part(context.kind) or "note", section_link(context.link))
         return self._learn(persona, project, Purpose.REFLECTION, prompt, prompt.instructions_only(), parts, where)
 
-    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
-        """Ask the persona for the lessons in messages being summarised away; returns the lessons added."""
+    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Remembered]:
+        """Ask the persona for the lessons in messages being summarised away; returns what recording each did."""
         if not discarded.messages:
             return []
         prompt = ExtractionPrompt(
@@ -230,7 +239,7 @@ class Learner:
         instructions: Prompt,
         context: Sequence[str],
         entry: Entry,
-    ) -> list[Lesson]:
+    ) -> list[Remembered]:
         what = "Reflection" if purpose is Purpose.REFLECTION else "Extraction"
         topic = context[0]  # the interaction's topic comes first
         try:
@@ -249,7 +258,7 @@ class Learner:
         kept = [c for c in (_guarded(persona, project, c, said, context) for c in found) if c is not None]
         self._tally.refused(len(found) - len(kept))
         outcomes = self._record(persona, project, kept[:LESSONS_AT_MOST], entry)
-        return [outcome.lesson for outcome in outcomes if outcome.created and outcome.lesson is not None]
+        return [remembered(outcome, outcome.lesson) for outcome in outcomes if outcome.lesson is not None]
 
 
 def _guarded(

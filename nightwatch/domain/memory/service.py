@@ -176,14 +176,14 @@ class MemoryService:
 
     # --- writing ------------------------------------------------------------------------------------------------
 
-    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:
-        """Ask the persona, in its role's words, for 1-3 lessons and record them; returns the lessons added.
+    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Remembered]:
+        """Ask the persona, in its role's words, for 1-3 lessons and record them; returns what each recording did.
 
         Raises LessonsPendingError when storage failed: the lessons are kept and retried (see writing.py).
         """
         return self._learner.reflect(persona, check_slug(project), context)
 
-    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
+    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Remembered]:
         """Record the lessons the persona finds in a thread's messages as they are summarised away (see reflection.py).
 
         Raises LessonsPendingError when storage failed: the lessons are kept and retried (see writing.py).

@@ -6,7 +6,7 @@ a person appended at the end of a file, under its history, as live lessons).
 
 `MemoryTools` is bound to one persona, project and thread. Recall ranks exactly as `memory search` does and hands
 back the best few lessons with their ids, as data (`as_data`) inside a `<memory>` block. Remember goes through
-`MemoryService.remember`, so the junk guard, redaction (the model's output is redacted where it leaves the model
+`MemoryService.record`, so the junk guard, redaction (the model's output is redacted where it leaves the model
 adapter) and deduplication apply; the persona itself is the lesson's author (None). Bad input raises
 InvalidInputError with a message the model can act on; the turn's tool loop turns any error into an error result.
 """
@@ -25,7 +25,7 @@ from nightwatch.domain.memory.compaction import clear
 from nightwatch.domain.memory.document import Line
 from nightwatch.domain.memory.format import Merged, merge_imported, parse
 from nightwatch.domain.memory.lesson_text import QUERY_MAX, validate_query
-from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, LESSON_MAX, validate_category
+from nightwatch.domain.memory.models import CATEGORIES, DESCRIPTIONS, LESSON_MAX, Remembered, validate_category
 from nightwatch.domain.memory.ports import Forgotten, MemoryStore, TurnForgetting
 from nightwatch.domain.memory.service import MemoryService
 from nightwatch.domain.models import Category, Lesson, Persona
@@ -48,7 +48,7 @@ class ToolMemory(Protocol):
 
     def search(self, persona: Persona, project: str, query: str, limit: int = 10) -> builtins.list[Scored]: ...
 
-    def remember(
+    def record(
         self,
         persona: Persona,
         project: str,
@@ -58,7 +58,7 @@ class ToolMemory(Protocol):
         link: str | None = None,
         author: str | None = None,
         category: Category | None = None,
-    ) -> Lesson: ...
+    ) -> Remembered: ...
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ class ToolOutcome:
     summary: str
     recalled: tuple[Lesson, ...] = ()
     query: str = ""
-    remembered: Lesson | None = None  # a lesson newly recorded (None for a restatement, which only counts)
+    remembered: Remembered | None = None  # what a remember call did: created, merged (counted again), superseded
     forgotten: Forgotten | None = None
 
 
@@ -202,15 +202,14 @@ class MemoryTools:
         text = given.get("lesson")
         if not isinstance(text, str):
             raise InvalidInputError("Give the lesson to remember as text: one sentence a teammate could act on.")
-        lesson = self._memory.remember(
+        found = self._memory.record(
             self._persona, self._project, text, kind=TOOL_KIND, link=self._link, author=None, category=category
         )
-        if lesson.seen > 1:  # a restatement: the kept lesson was counted again, nothing new was written
-            return ToolOutcome(
-                f"You already remember this as [{lesson.id}] (seen {lesson.seen} times); nothing new was stored.",
-                f"already remembered as {lesson.id}",
-            )
-        return ToolOutcome(f"Remembered as [{lesson.id}] ({category}).", f"remembered {lesson.id}", remembered=lesson)
+        lesson = found.lesson
+        if found.outcome == "merged":  # a restatement: the kept lesson was counted again, nothing new was written
+            content = f"You already remember this as [{lesson.id}] (seen {lesson.seen} times); nothing new was stored."
+            return ToolOutcome(content, f"already remembered as {lesson.id}", remembered=found)
+        return ToolOutcome(f"Remembered as [{lesson.id}] ({category}).", f"remembered {lesson.id}", remembered=found)
 
 
 class MemoryTransfer:

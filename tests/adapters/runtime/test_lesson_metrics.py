@@ -75,7 +75,9 @@ def test_the_wired_memory_feeds_the_process_metrics_and_a_deliberation_s_lessons
     counted = lessons(metrics)
     assert result.remembered
     added = counted["created"] - before["created"] + counted["superseded"] - before["superseded"]
-    assert added == len(result.remembered)
+    new = [item for item in result.remembered if not item.said.startswith("merged into ")]
+    assert added == len(new)  # the lessons merged into a restated one are told too, and counted as merged
+    assert counted["merged"] - before["merged"] == len(result.remembered) - len(new)
     metrics.deliberation_ended(result)  # as the Slack app does: its lessons were counted as they were recorded
     assert lessons(metrics) == counted
 

@@ -3,6 +3,7 @@ its turns, its verdict and one lessons message; later lessons update that messag
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,7 @@ def test_a_deliberation_posts_its_turns_its_verdict_and_one_lessons_message(stac
     sections = [b for b in note["blocks"] if b["type"] == "section"]
     assert len(sections) == len(lines)
     assert all(b["accessory"]["action_id"] == LESSON_FORGET for b in sections)  # a Forget button per line
-    assert all(" · created: " in b["text"]["text"] or " · merged: " in b["text"]["text"] for b in sections)
+    assert all(re.search(r" · (created|merged into \w{8}|superseded \w{8}): ", b["text"]["text"]) for b in sections)
 
 
 def test_lessons_taught_later_in_the_thread_update_the_message_in_place(stack: Stack, fake: FakeSlack) -> None:

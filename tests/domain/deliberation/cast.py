@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 from nightwatch.domain.deliberation.engine import DeliberationEngine, DeliberationPolicy, DeliberationRequest
 from nightwatch.domain.llm import LLMRequest, Purpose
-from nightwatch.domain.memory.models import Discarded, MemoryBlock, ReflectionContext
+from nightwatch.domain.memory.models import Discarded, MemoryBlock, ReflectionContext, Remembered
 from nightwatch.domain.models import Lesson, Persona, Soul
 from nightwatch.domain.recall import Scored, ScoreParts
 from nightwatch.domain.soul import SoulCompiler
@@ -103,23 +103,23 @@ class FakeMemory:
         self.budgets.append(budget)
         return self.blocks.get(persona.slug, MemoryBlock())
 
-    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Lesson]:
+    def reflect(self, persona: Persona, project: str, context: ReflectionContext) -> list[Remembered]:
         self.reflections.append((persona.slug, project, context))
         if persona.slug in self.failing:
             raise RuntimeError(f"{persona.name}'s memory file is locked")
         if persona.slug in self.refusing:
             raise self.refusing[persona.slug]
         return [
-            Lesson(id=f"{persona.slug[:3]}{i:05d}", text=text, recorded_at=T0)
+            Remembered(Lesson(id=f"{persona.slug[:3]}{i:05d}", text=text, recorded_at=T0), "created")
             for i, text in enumerate(self.lessons.get(persona.slug, []))
         ]
 
-    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Lesson]:
+    def extract(self, persona: Persona, project: str, discarded: Discarded) -> list[Remembered]:
         self.extractions.append((persona.slug, project, discarded))
         if persona.slug in self.refusing:
             raise self.refusing[persona.slug]
         return [
-            Lesson(id=f"x{persona.slug[:2]}{i:05d}", text=text, recorded_at=T0)
+            Remembered(Lesson(id=f"x{persona.slug[:2]}{i:05d}", text=text, recorded_at=T0), "created")
             for i, text in enumerate(self.extracted.get(persona.slug, []))
         ]
 
@@ -132,7 +132,7 @@ class FakeMemory:
         lessons = self.blocks.get(persona.slug, MemoryBlock()).lessons
         return [Scored(lesson, 1.0, ScoreParts(1.0, 0.0, 0.0, 0.0)) for lesson in lessons][:limit]
 
-    def remember(
+    def record(
         self,
         persona: Persona,
         project: str,
@@ -142,10 +142,10 @@ class FakeMemory:
         link: str | None = None,
         author: str | None = None,
         category: str | None = None,
-    ) -> Lesson:
+    ) -> Remembered:
         lesson = Lesson(f"{persona.slug[:3]}r{len(self.kept):04d}", text, T0, kind=kind, link=link, author=author)
         self.kept.append((persona.slug, project, lesson, category))
-        return lesson
+        return Remembered(lesson, "created")
 
 
 def block(*texts: str) -> MemoryBlock:

@@ -19,8 +19,9 @@ from nightwatch.domain.memory import (
     MemoryPolicy,
     MemoryService,
     MemoryTools,
+    Remembered,
 )
-from nightwatch.domain.models import Lesson, Persona
+from nightwatch.domain.models import Persona
 from nightwatch.domain.recall import Recall, Scored
 from nightwatch.domain.tool_use import ToolRound
 from tests.domain.deliberation.cast import CARLOS as LEAD
@@ -184,14 +185,15 @@ def test_remember_records_the_lesson_as_the_persona_and_announces_it() -> None:
     assert lesson.kind == "turn"
     assert lesson.link == LINK
     assert poster.lessons == [("Dev", PROJECT, lesson.id, text)]
-    assert tools.remembered == [lesson]
+    assert poster.changes == [(lesson.id, "entities", "created")]
+    assert tools.remembered == [Remembered(lesson, "created")]
     result = llm.requests[1].tool_rounds[0].results[0]
     assert not result.is_error
     assert result.content == f"Remembered as [{lesson.id}] (entities)."
     assert tools.traces[0].result == f"remembered {lesson.id}"
 
 
-def test_remembering_a_lesson_already_held_counts_it_and_announces_nothing() -> None:
+def test_remembering_a_lesson_already_held_counts_it_and_announces_the_merge() -> None:
     memory = make_memory(LESSONS[0])
     llm = script(calling((REMEMBER_TOOL, {"lesson": LESSONS[0], "category": "entities"})), "Already known.")
     tools, poster = turn(llm, memory)
@@ -200,8 +202,8 @@ def test_remembering_a_lesson_already_held_counts_it_and_announces_nothing() -> 
 
     [lesson] = memory.lessons(DEV, PROJECT)
     assert lesson.seen == 2
-    assert poster.lessons == []
-    assert tools.remembered == []
+    assert poster.changes == [(lesson.id, lesson.category, f"merged into {lesson.id}")]
+    assert tools.remembered == [Remembered(lesson, "merged")]
     assert "You already remember this" in llm.requests[1].tool_rounds[0].results[0].content
 
 
@@ -252,7 +254,7 @@ class BrokenMemory:
     def search(self, persona: Persona, project: str, query: str, limit: int = 10) -> list[Scored]:
         raise KeyError("index")
 
-    def remember(self, persona: Persona, project: str, text: str, **_: object) -> Lesson:
+    def record(self, persona: Persona, project: str, text: str, **_: object) -> Remembered:
         raise LessonsPendingError(
             "Dev's lesson could not be written; it is kept and retried.", persona="dev", project=project, count=1
         )
@@ -338,7 +340,7 @@ def test_a_model_failure_mid_loop_raises_but_keeps_what_the_calls_did() -> None:
 
     assert [lesson.text for lesson in memory.lessons(DEV, PROJECT)] == [text]
     assert [lesson[3] for lesson in poster.lessons] == [text]
-    assert [lesson.text for lesson in tools.remembered] == [text]
+    assert [found.lesson.text for found in tools.remembered] == [text]
     assert tools.usage == Usage(input_tokens=10, output_tokens=5)
 
 

@@ -89,7 +89,8 @@ def test_an_author_that_cannot_be_kept_is_refused(author: str) -> None:
 def test_a_lesson_a_persona_reflected_carries_no_author() -> None:
     llm = ScriptedLLM().script(Purpose.REFLECTION, "- The retry queue needs a dead-letter topic for poison messages.")
     store = InMemoryMemoryStore()
-    [lesson] = service(store, llm).reflect(DEV, "p", ReflectionContext(kind="deliberation", topic="t", summary="s"))
+    [found] = service(store, llm).reflect(DEV, "p", ReflectionContext(kind="deliberation", topic="t", summary="s"))
+    lesson = found.lesson
     assert lesson.author is None
     assert "by:" not in store.files[KEY]
 

@@ -124,7 +124,8 @@ def test_reflection_past_the_line_limit_compacts_to_the_target() -> None:
     llm.script(Purpose.COMPACTION, "\n".join(f"- Kept lesson {n} about area{n}." for n in range(5)))
     memory, store = setup(_file(20), llm, target=5, max_lines=20)
     context = ReflectionContext(kind="incident", topic="nightly failure", summary="fixtures expired")
-    [recorded] = memory.reflect(PRIYA, "p", context)
+    [found] = memory.reflect(PRIYA, "p", context)
+    recorded = found.lesson
     assert recorded.text == "Snapshot tests break when fixture dates roll over."
     assert len(llm.calls(Purpose.COMPACTION)) == 1
     assert len(memory.lessons(PRIYA, "p")) == 5
@@ -157,6 +158,6 @@ def test_a_failed_compaction_after_reflection_keeps_the_recorded_lessons(caplog:
     memory = MemoryService(store=store, llm=llm, clock=FakeClock(), recall=Recall(), policy=policy)
     context = ReflectionContext(kind="incident", topic="nightly failure", summary="fixtures expired")
     [recorded] = memory.reflect(PRIYA, "p", context)
-    assert recorded in memory.lessons(PRIYA, "p")
+    assert recorded.lesson in memory.lessons(PRIYA, "p")
     assert len(memory.lessons(PRIYA, "p")) == 21
     assert "Could not compact" in caplog.text

@@ -184,15 +184,16 @@ def test_model_advice_decides_for_similar_lessons() -> None:
     assert new.text in request.system.text
 
 
-def test_model_merge_counts_the_target_seen_again() -> None:
+def test_model_merge_counts_the_target_seen_again_and_says_so() -> None:
     llm = ScriptedLLM()
     memory, _ = service(llm, model=True)
     old = memory.remember(DEV, "p", "Cache warmup must finish before the health check passes.")
     llm.script(Purpose.CURATION, f'{{"action": "merge", "target": "{old.id}"}}')
     llm.script(Purpose.REFLECTION, "- Health checks must wait for the cache warmup to finish.")
-    assert memory.reflect(DEV, "p", CONTEXT) == []
+    [found] = memory.reflect(DEV, "p", CONTEXT)
     [lesson] = memory.lessons(DEV, "p")
     assert lesson.seen == 2
+    assert (found.lesson, found.said) == (lesson, f"merged into {old.id}")
 
 
 @pytest.mark.parametrize(
@@ -282,7 +283,7 @@ def test_echo_of_the_prompt_or_the_context_is_junk() -> None:
     )
     memory, _ = service(llm)
     recorded = memory.reflect(DEV, "p", CONTEXT)
-    assert [lesson.text for lesson in recorded] == [
+    assert [found.lesson.text for found in recorded] == [
         "Cache warmup belongs in a background task started after the health check."
     ]
 

@@ -52,7 +52,7 @@ def service(llm: ScriptedLLM) -> tuple[MemoryService, FaultyStore, InMemoryPendi
 def test_reflection_records_each_lessons_category_and_overview() -> None:
     memory, store, _ = service(ScriptedLLM({Purpose.REFLECTION: STRUCTURED}))
     added = memory.reflect(PRIYA, "p", CONTEXT)
-    assert [(lesson.category, lesson.overview) for lesson in added] == [
+    assert [(found.lesson.category, found.lesson.overview) for found in added] == [
         ("cases", "Failed twice on CI in March; 1.6 broke tz handling, so the pin stays until it is fixed."),
         ("preferences", None),  # its overview was injected text: dropped, the lesson kept
         ("events", None),
@@ -62,7 +62,8 @@ def test_reflection_records_each_lessons_category_and_overview() -> None:
 
 def test_a_reflection_in_the_old_one_line_form_still_records_lessons_without_category() -> None:
     memory, _, _ = service(ScriptedLLM({Purpose.REFLECTION: "- Quarantine flaky tests within a day."}))
-    [lesson] = memory.reflect(PRIYA, "p", CONTEXT)
+    [found] = memory.reflect(PRIYA, "p", CONTEXT)
+    lesson = found.lesson
     assert (lesson.text, lesson.category, lesson.overview) == ("Quarantine flaky tests within a day.", None, None)
 
 
@@ -81,7 +82,8 @@ def test_extraction_asks_about_the_discarded_messages_as_data_and_records_lesson
     answer = "- [cases] Freezegun 1.5 fixed the login suite's clock skew.\n  > alice saw it fail twice; Dev pinned it."
     llm = ScriptedLLM({Purpose.EXTRACTION: answer})
     memory, store, _ = service(llm)
-    [lesson] = memory.extract(PRIYA, "p", DISCARDED)
+    [found] = memory.extract(PRIYA, "p", DISCARDED)
+    lesson = found.lesson
     assert (lesson.category, lesson.overview) == ("cases", "alice saw it fail twice; Dev pinned it.")
     assert "· deliberation · https://example.slack.com/archives/C1/p1\n" in store.read("priya", "p")
     [request] = llm.calls(Purpose.EXTRACTION)

@@ -97,7 +97,7 @@ def test_lessons_recorded_in_the_current_interaction_survive_the_compaction_they
     recorded = memory.reflect(PRIYA, "p", context)
     assert len(recorded) == 2
     kept = {lesson.id for lesson in memory.lessons(PRIYA, "p")}
-    assert {lesson.id for lesson in recorded} <= kept  # the thread's notes name lessons that exist
+    assert {found.lesson.id for found in recorded} <= kept  # the thread's notes name lessons that exist
     assert len(kept) == 5
 
 
@@ -115,7 +115,7 @@ def test_a_model_compaction_that_drops_a_just_recorded_lesson_is_refused_for_the
     [recorded] = memory.reflect(PRIYA, "p", ReflectionContext(kind="incident", topic="nightly", summary="dates"))
     assert len(llm.calls(Purpose.COMPACTION)) == 1
     kept = texts(memory)
-    assert recorded.text in kept
+    assert recorded.lesson.text in kept
     assert len(kept) == 5
 
 

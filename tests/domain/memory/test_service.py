@@ -55,7 +55,7 @@ def test_reflect_appends_lessons_under_a_dated_header_with_kind_and_link() -> No
     )
     memory, store, _, _ = service(llm)
     recorded = memory.reflect(CARLOS, "night-watch", CONTEXT)
-    assert [lesson.kind for lesson in recorded] == ["deliberation", "deliberation"]
+    assert [found.lesson.kind for found in recorded] == ["deliberation", "deliberation"]
     text = store.files[("carlos", "night-watch")]
     assert text == (
         "# Carlos · memory for night-watch\n\n"
@@ -74,7 +74,7 @@ def test_reflect_keeps_at_most_three_lessons_capped_in_length() -> None:
     memory, _, _, _ = service(ScriptedLLM().script(Purpose.REFLECTION, answer), max_lesson_chars=120)
     recorded = memory.reflect(CARLOS, "night-watch", CONTEXT)
     assert len(recorded) == 3
-    assert all(len(lesson.text) <= 120 for lesson in recorded)
+    assert all(len(found.lesson.text) <= 120 for found in recorded)
 
 
 @pytest.mark.parametrize("reply", ["Sorry, I have nothing structured to say.", "", LLMUnavailableError("timeout")])
@@ -150,7 +150,8 @@ def test_custom_personas_get_memory() -> None:
     custom = Persona(name="Nova Ops", slug="nova-ops", role="Site Reliability Wrangler")
     llm = ScriptedLLM().script(Purpose.REFLECTION, "- The paging rota lives in ops/rota.yaml; update it on handover.")
     memory, store, _, _ = service(llm)
-    [lesson] = memory.reflect(custom, "infra", CONTEXT)
+    [found] = memory.reflect(custom, "infra", CONTEXT)
+    lesson = found.lesson
     assert ("nova-ops", "infra") in store.files
     assert memory.read(custom, "infra", "paging rota").lessons == (lesson,)
     assert "Site Reliability Wrangler" in llm.requests[0].system.text

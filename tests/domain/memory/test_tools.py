@@ -60,4 +60,4 @@ def test_a_tool_call_with_a_category_in_another_case_is_read_as_that_category() 
         ToolCall("c1", REMEMBER_TOOL, {"lesson": "The export job runs at 05:00 UTC.", "category": " Events "})
     )
     assert outcome.remembered is not None
-    assert outcome.content == f"Remembered as [{outcome.remembered.id}] (events)."
+    assert outcome.content == f"Remembered as [{outcome.remembered.lesson.id}] (events)."
