@@ -39,6 +39,12 @@ _VOCABULARY = (
 ).split()
 
 
+# Each word of a filler answer is a vocabulary word with one of these endings: 500 word forms, so two answers share
+# few of them. With the 50 bare words every answer used nearly all of them, and the engine rightly dropped every turn
+# after the first as a near-duplicate of it (replies.near_duplicate: word sets overlapping by 80% or more).
+_ENDINGS = ("", "s", "ed", "ing", "er", "ly", "less", "ful", "ness", "wise")
+
+
 def full_length(body: dict[str, Any]) -> str:
     """The fake Anthropic server's answer, with every persona turn as long as its max_tokens allows."""
     text = default_responder(body)
@@ -48,7 +54,8 @@ def full_length(body: dict[str, Any]) -> str:
     rng = random.Random(str(body.get("system"))[:4000] + str(body.get("messages"))[-200:])
     sentences, count = [], 0
     while count < words:
-        sentence = " ".join(rng.choice(_VOCABULARY) for _ in range(rng.randint(8, 16))).capitalize() + "."
+        picked = (rng.choice(_VOCABULARY) + rng.choice(_ENDINGS) for _ in range(rng.randint(8, 16)))
+        sentence = " ".join(picked).capitalize() + "."
         sentences.append(sentence)
         count += len(sentence.split())
     return " ".join(sentences)
