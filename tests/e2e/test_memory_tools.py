@@ -104,7 +104,7 @@ def test_claude_recalls_remembers_and_answers_through_the_real_sdk(
     ]
     assert dev["tool_calls"][0]["result"] == f"1 lesson: {held}"
     new_id = dev["tool_calls"][1]["result"].removeprefix("remembered ")
-    assert {"persona": "Dev", "id": new_id, "text": NEW} in document["lessons"]
+    assert {"persona": "Dev", "id": new_id, "text": NEW, "said": "created"} in document["lessons"]
     main = (home / "agents" / "dev" / "memories" / "demo" / "main.md").read_text(encoding="utf-8")
     assert f"· turn\n- {NEW}" in main
     sent = [request.body for request in fake.requests if request.body.get("tools")]
