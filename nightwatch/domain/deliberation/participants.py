@@ -49,18 +49,21 @@ def find_persona(personas: Sequence[Persona], name_or_slug: str) -> Persona | No
 
 
 def named_in(text: str, personas: Sequence[Persona]) -> list[Persona]:
-    """Personas addressed in `text` ("@Maya", "Maya," or "Maya:"), in the order they are first addressed."""
-    found: list[tuple[int, Persona]] = []
-    for persona in personas:
-        positions = [match.start() for match in _address_pattern(persona).finditer(text)]
-        if positions:
-            found.append((min(positions), persona))
-    return [persona for _, persona in sorted(found, key=lambda item: item[0])]
-
-
-def _address_pattern(persona: Persona) -> re.Pattern[str]:
-    names = "|".join(re.escape(n) for n in sorted({persona.name, persona.slug}, key=len, reverse=True))
-    return re.compile(rf"(?<![\w@])@(?:{names})(?![\w-])|(?<![\w@-])(?:{names})\s*[,:]", re.IGNORECASE)
+    """Personas addressed in `text` ("@Maya", "Maya," or "Maya:", and each name of a list that ends so: "Maya and
+    Priya:", "Maya, Priya & Dev,"), in the order they are first addressed."""
+    by_key = {key.lower(): p for p in personas for key in (p.name, p.slug)}
+    if not by_key:
+        return []
+    one = "(?:" + "|".join(re.escape(key) for key in sorted(by_key, key=len, reverse=True)) + ")"
+    name = re.compile(rf"(?<![\w@-]){one}(?![\w-])", re.IGNORECASE)
+    first: dict[str, int] = {}
+    for match in re.finditer(rf"(?<![\w@])@{one}(?![\w-])", text, re.IGNORECASE):
+        first.setdefault(by_key[match.group(0)[1:].lower()].slug, match.start())
+    for listed in re.finditer(rf"(?<![\w@-]){one}(?:\s*(?:,|&|\band\b)\s*{one})*\s*[,:]", text, re.IGNORECASE):
+        for match in name.finditer(listed.group(0)):
+            first.setdefault(by_key[match.group(0).lower()].slug, listed.start() + match.start())
+    order = sorted(first.items(), key=lambda item: item[1])
+    return [next(p for p in personas if p.slug == slug) for slug, _ in order]
 
 
 def relevance(persona: Persona, topic: str) -> float:

@@ -36,6 +36,10 @@ from tests.fakes import ScriptedLLM
         ("Mayan calendars and developers", []),
         ("email maya@example.com about it", []),
         ("the dev server is down", []),
+        ("Maya and Priya: is this safe to ship?", ["Maya", "Priya"]),
+        ("Maya, Priya & Dev, please look", ["Maya", "Priya", "Dev"]),
+        ("Maya and the release team: ship it?", []),
+        ("dev and ops: who owns the pager?", []),
     ],
 )
 def test_named_in_finds_addressed_personas_in_order(text: str, expected: list[str]) -> None:
