@@ -266,7 +266,12 @@ def amounts_agree(a: str, b: str) -> bool:
 
 def _updates(older: str, similarity: float | None, candidate: str) -> bool:
     if similarity is not None:  # saying so is the surest sign ("now", "moved to", "no longer", "cut from")
-        if similarity < UPDATE_MEANING or (another_subject(older, candidate) and not says_change(candidate)):
+        cause_and_fix = bool(CAUSE.search(older)) != bool(CAUSE.search(candidate))  # a fix does not retire its cause
+        if (
+            similarity < UPDATE_MEANING
+            or cause_and_fix
+            or (another_subject(older, candidate) and not says_change(candidate))
+        ):
             return False
         if says_change(candidate) or flips(features(older), features(candidate)):
             return True

@@ -121,6 +121,12 @@ def test_a_new_value_in_wider_words_updates_a_close_lesson(newer: str) -> None:
     assert decide("The monorepo pipeline takes about 38 minutes at p50 on main.", [older], near).action != "supersede"
 
 
+def test_a_fix_never_supersedes_the_lesson_on_its_cause() -> None:
+    cause = _lesson("The May duplicate payouts were caused by the webhook retrying without an idempotency key.")
+    fix = "Fix for the May duplicate payouts: the webhook now sends the claim id as its idempotency key."
+    assert decide(fix, [cause], [Neighbour(cause, 0.87)]) == Curation("create")
+
+
 def rule(candidate: str, existing: list[Lesson]) -> Curation:
     """The rule by shared words, as for lessons that have no vectors."""
     return decide(candidate, existing, neighbours(candidate, None, existing, None))
