@@ -85,9 +85,7 @@ def test_one_lesson_shared_reaches_devs_prompt_alone_and_goes_when_it_is_forgott
     assert run(capsys, "shares")[1].startswith("Nothing is shared.")
 
 
-def test_one_pin_shared_reaches_dev_and_a_later_pin_does_not(
-    capsys: pytest.CaptureFixture[str], home: Path
-) -> None:
+def test_one_pin_shared_reaches_dev_and_a_later_pin_does_not(capsys: pytest.CaptureFixture[str], home: Path) -> None:
     threat = pin(capsys, home / "threat-model.md", THREAT)
     code, out, _ = run(capsys, "share", "maya", "--pin", threat, "--with", "dev")
     assert (code, out) == (
@@ -95,7 +93,7 @@ def test_one_pin_shared_reaches_dev_and_a_later_pin_does_not(
         f"Maya now shares pin #{threat} on project night-watch with Dev: file {home}/threat-model.md\n",
     )
     [told] = dev_is_told(capsys)
-    assert told.startswith(f"from Maya (pin): [pin {threat} · file {home}/threat-model.md] > The admin API")
+    assert told.startswith(f"from Maya (pin): [pin {threat} · file {home}/threat-model.md] > ")  # clipped to width
     assert run(capsys, "pin", "remove", threat)[0] == 0
     assert dev_is_told(capsys) == []
     payroll = pin(capsys, home / "payroll.md", "Payroll runs on the 25th.")
