@@ -56,7 +56,7 @@ from nightwatch.prompts import Prompt
 
 Action = Literal["create", "merge", "skip", "supersede", "update"]
 
-# By meaning (cosine of all-MiniLM-L6-v2 vectors; chosen on the tuning half of bench/data/persona_lessons.jsonl):
+# By meaning (cosine of all-MiniLM-L6-v2 vectors; chosen on tune data only, see above):
 DUPLICATE_MEANING = 0.65  # a paraphrase this close, with the same specifics, says the same thing
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
 RETIRED_MEANING = 0.6  # reading leaves an older lesson out when a newer one this close changes its specific
@@ -65,12 +65,11 @@ PARALLEL_SHARE = 0.6  # share of subject words in place for two lessons to be on
 EXCHANGED_MAX = 3  # most subject words exchanged on each side of such a parallel sentence
 CLEARLY_PARALLEL = 0.75  # ... above which a reworded phrase beside an exchanged word does not make it a paraphrase
 HEAD_SHARE = 0.5  # share of the rest in place for two lessons that open on other subjects to be about other things
-WIDER_MEANING = 0.5  # ... this close, saying a value is new in wider words ("down to", "since the"), updates it
+WIDER_MEANING = 0.5  # ... this close, saying a value is new in wider words ("down to", "since the"), and sharing
+WIDER_SHARE = 0.15  # this share of subject words (a shared "[offline]" tag alone lifts the cosine by 0.1), updates it
 RELATED_MEANING = 0.45  # ... this close is worth showing the model
 NEIGHBOURS = 5
-# A profile or preference entry this close is the one a new lesson of its category updates (MiniLM puts another
-# preference on another subject at 0.25-0.36, the same one reworded or changed at 0.5-0.8).
-ENTRY_MEANING = 0.5
+ENTRY_MEANING = 0.5  # a profile or preference entry this close is the one a new lesson of its category updates
 
 # By shared words, for lessons without a vector (share of content words in common):
 DUPLICATE_OVERLAP = 0.75
@@ -275,7 +274,8 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
             return False
         if says_change(candidate) or flips(features(older), features(candidate)):
             return True
-        widely = similarity >= WIDER_MEANING and UPDATE.search(candidate) is not None
+        shared = overlap(features(older).words, features(candidate).words) >= WIDER_SHARE
+        widely = similarity >= WIDER_MEANING and shared and UPDATE.search(candidate) is not None
         same = same_things(older, candidate, SAME_SUBJECT_OVERLAP)
         return widely or (similarity >= CHANGED_MEANING and same and changed_amount(older, candidate))
     old, mine = features(older), features(candidate)

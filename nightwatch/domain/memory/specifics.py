@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from nightwatch.domain.memory.models import OFFLINE_MARK
 from nightwatch.domain.recall import stem
 
 _TOKEN = re.compile(r"`[^`]+`|v?\d+(?:[.\-/:]\d+)*[a-z%]*|[A-Za-z_][A-Za-z0-9_]*(?:[-./:][A-Za-z0-9_]+)*")
@@ -20,11 +21,8 @@ _COMPONENT_ENDS = frozenset(
     "api apis app bot cli client cluster console db gateway job proxy queue server service svc ui web worker".split()
 )
 _PREFIXES = frozenset("anti co cross inter intra mid multi non per post pre re self sub".split())
-_NUMBER_WORDS = {
-    word: str(number)
-    for number, word in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
-    if word != "one"  # "one of them", "the one": too often not a number
-}
+_NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+_NUMBER_WORDS = {word: str(n) for n, word in enumerate(_NUMBERS) if word != "one"}  # "the one" is seldom a number
 # Words that say a lesson replaces what was true before ("moved to Thursdays", "is now 4", "no longer").
 CHANGE = re.compile(
     r"\b(?:now|no longer|anymore|any more|from now on|going forward|as of|moved|moves|switched|replaced|"
@@ -100,6 +98,11 @@ class Features:
     negated: bool
 
 
+def _tokens(text: str) -> list[str]:
+    """The tokens of a lesson, "n't" read as "not"; the offline model's mark is not a word of what it says."""
+    return _TOKEN.findall(_NOT.sub(" not", text.replace(OFFLINE_MARK, " ").replace("’", "'")))
+
+
 @lru_cache(maxsize=65536)
 def features(text: str) -> Features:
     """Split a lesson into content words (stemmed), values, names, decision words and negation."""
@@ -108,7 +111,7 @@ def features(text: str) -> Features:
     names: set[str] = set()
     decisions: set[str] = set()
     negations = 0
-    for token in _TOKEN.findall(_NOT.sub(" not", text.replace("’", "'"))):
+    for token in _tokens(text):
         lower = token.lower().strip("`")
         numeric = lower[:1].isdigit() or (lower[:1] == "v" and lower[1:2].isdigit())
         if numeric:  # "42", "v2.3", "300ms": the number is the value, a unit or a "v" around it is not
@@ -135,7 +138,7 @@ def subject_tokens(text: str) -> tuple[str, ...]:
     """A lesson's content words and names in order, stemmed, with every number as "#" (a changed number is not
     another subject), for aligning two lessons word by word."""
     out: list[str] = []
-    for token in _TOKEN.findall(_NOT.sub(" not", text.replace("’", "'"))):
+    for token in _tokens(text):
         lower = token.lower().strip("`")
         if lower[:1].isdigit() or (lower[:1] == "v" and lower[1:2].isdigit()) or lower in _NUMBER_WORDS:
             out.append("#")

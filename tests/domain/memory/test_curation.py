@@ -121,6 +121,20 @@ def test_a_new_value_in_wider_words_updates_a_close_lesson(newer: str) -> None:
     assert decide("The monorepo pipeline takes about 38 minutes at p50 on main.", [older], near).action != "supersede"
 
 
+def test_the_offline_mark_is_not_a_subject_two_lessons_share() -> None:
+    # The README's offline deliberation: two of Maya's lessons that share the mark, the endpoint and little else
+    held = _lesson(
+        "[offline] Rate limiting and lockouts on login, password reset and any endpoint that sends email or SMS — it"
+        " held for the login endpoint."
+    )
+    new = (
+        "[offline] Rate each finding on the login endpoint and say whether it blocks, with the one-line fix next to"
+        " it; that turns it into an owned follow-up instead of another round."
+    )
+    assert decide(new, [held], [Neighbour(held, 0.61)]) == Curation("create")
+    assert decide(new.removeprefix("[offline] "), [held], [Neighbour(held, 0.61)]) == Curation("create")
+
+
 def test_a_fix_never_supersedes_the_lesson_on_its_cause() -> None:
     cause = _lesson("The May duplicate payouts were caused by the webhook retrying without an idempotency key.")
     fix = "Fix for the May duplicate payouts: the webhook now sends the claim id as its idempotency key."
