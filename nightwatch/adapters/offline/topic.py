@@ -17,7 +17,7 @@ FALLBACK = "this proposal"
 FALLBACK_SUBJECT = "this area"
 
 # Openings that ask for a decision rather than name the subject ("Should we ...", "Let's ...", "Maya: ...").
-_ADDRESS = re.compile(r"^(?:@?[A-Z][\w-]*\s*[,:]\s+)+")
+_ADDRESS = re.compile(r"^(?:@?[A-Z][\w-]*(?:\s*(?:,|&|\band\b)\s*@?[A-Z][\w-]*)*\s*[,:]\s+)+")
 _LEAD_IN = re.compile(
     r"^(?:(?:should|shall|can|could|would|must)\s+we\s+(?:(?:really|now|also|still|finally|just)\s+)?"
     r"|(?:do|does)\s+(?:we|it)\s+(?:really\s+)?(?:need|want)\s+(?:to\s+)?"

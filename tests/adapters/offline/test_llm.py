@@ -296,6 +296,8 @@ def test_a_turn_reads_lessons_only_inside_the_compiled_memory_block() -> None:
         (FLAKY, "the flaky checkout test in CI", "the flaky checkout test"),
         (UPGRADE, "upgrading requests to 2.32 after CVE-2024-35195", "requests"),
         ("Maya: rotate the signing key?", "rotating the signing key", "the signing key"),
+        ("Maya and Priya: rotate the signing key?", "rotating the signing key", "the signing key"),
+        ("Maya, Priya & Dev, rotate the signing key?", "rotating the signing key", "the signing key"),
         ("Redis for sessions?", "Redis for sessions", "Redis"),
         ("CI is slow", "CI being slow", "CI"),
         ("Is the login endpoint safe?", "this proposal", "this area"),
