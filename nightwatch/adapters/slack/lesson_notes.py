@@ -165,6 +165,7 @@ class LessonNotes:
         self._note_starter(lines, user)
         if not lines or mode == "off":
             return
+        lines = folded([], lines)
         if mode == "ephemeral":
             if user:
                 self._client.chat_postEphemeral(
@@ -177,9 +178,9 @@ class LessonNotes:
                 response = self._client.chat_postMessage(
                     channel=channel, thread_ts=thread_ts, text=_text(lines), blocks=self._blocks(lines)
                 )
-                self._keep(channel, thread_ts, _Message(str(response["ts"]), list(lines)))
+                self._keep(channel, thread_ts, _Message(str(response["ts"]), lines))
                 return
-            known.lines += lines
+            known.lines = folded(known.lines, lines)
             self._messages.move_to_end((channel, thread_ts))
             self._update(channel, known)
 
@@ -227,6 +228,24 @@ class LessonNotes:
 
     def _blocks(self, lines: Sequence[LessonLine]) -> list[Block]:
         return lessons_blocks(lines, home=self._home())
+
+
+def folded(told: Sequence[LessonLine], new: Sequence[LessonLine]) -> list[LessonLine]:
+    """`told` and then `new`, where a lesson restated again (merged into one the message already has a line for)
+    marks that line "seen again" instead of adding a line with the same words."""
+    out = list(told)
+    for line in new:
+        same = next((i for i, old in enumerate(out) if _same_lesson(old, line)), None)
+        if same is None or not line.change.startswith("merged"):
+            out.append(line)
+        elif not out[same].change.endswith("seen again"):
+            out[same] = replace(out[same], change=f"{out[same].change} · seen again")
+    return out
+
+
+def _same_lesson(old: LessonLine, new: LessonLine) -> bool:
+    told = (old.slug, old.project, old.lesson_id, old.forgotten_id, old.forgotten_by)
+    return told == (new.slug, new.project, new.lesson_id, None, "")
 
 
 def _text(lines: Sequence[LessonLine]) -> str:

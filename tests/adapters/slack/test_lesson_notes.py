@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from nightwatch.adapters.slack.lesson_notes import MAX_LINES, LessonLine, lessons_blocks
+from nightwatch.adapters.slack.lesson_notes import MAX_LINES, LessonLine, folded, lessons_blocks
 from nightwatch.adapters.slack.views import LESSON_FORGET
 from tests import payloads
 from tests.adapters.slack.stack import Stack, running_stack
@@ -109,3 +110,14 @@ def test_beyond_the_block_limit_the_message_says_how_many_more() -> None:
     assert len(blocks) <= 50
     assert "…and 7 more" in blocks[-1]["elements"][0]["text"]
     assert "App Home" in blocks[-1]["elements"][0]["text"]
+
+
+def test_a_lesson_restated_in_the_same_thread_marks_its_line_instead_of_repeating_it() -> None:
+    first = LessonLine("Maya", "maya", "demo", "ab12cd34", "Walk the attack path first.", change="created")
+    again = replace(first, change="merged into ab12cd34")
+    other = LessonLine("Priya", "priya", "demo", "ef56ab78", "Test the lockout.", change="created")
+    lines = folded([first], [again, other, again])
+    assert [(line.persona, line.change) for line in lines] == [("Maya", "created · seen again"), ("Priya", "created")]
+    elsewhere = replace(again, lesson_id="99999999", change="merged into 99999999")  # merged into an older lesson
+    assert folded([first], [elsewhere]) == [first, elsewhere]
+    assert folded([replace(first, forgotten_by="U1")], [again])[-1] == again  # a struck line is not marked again
