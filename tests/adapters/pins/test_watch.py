@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,9 +40,17 @@ def edit_until_stored(world: World, path: Path, prefix: str) -> None:
     wait_until(
         lambda: world.stored(path).content.startswith(prefix),
         f"an edit of {path.name} to reach the stored pin",
-        nudge=lambda count: path.write_text(f"{prefix} ({count})\n"),
+        nudge=lambda count: write_whole(path, f"{prefix} ({count})\n"),
         nudge_every=0.3,
     )
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Replace `path` in one step, as editors save: a watch that reads it mid-write (truncated, empty) would store
+    that and race the test's next step."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    os.replace(part, path)
 
 
 @pytest.fixture(params=[False, True], ids=["notify", "polling"])
