@@ -56,14 +56,15 @@ def named_in(text: str, personas: Sequence[Persona]) -> list[Persona]:
         return []
     one = "(?:" + "|".join(re.escape(key) for key in sorted(by_key, key=len, reverse=True)) + ")"
     name = re.compile(rf"(?<![\w@-]){one}(?![\w-])", re.IGNORECASE)
-    first: dict[str, int] = {}
+    first: dict[str, tuple[int, Persona]] = {}  # by slug: where the persona is first addressed
     for match in re.finditer(rf"(?<![\w@])@{one}(?![\w-])", text, re.IGNORECASE):
-        first.setdefault(by_key[match.group(0)[1:].lower()].slug, match.start())
+        persona = by_key[match.group(0)[1:].lower()]
+        first.setdefault(persona.slug, (match.start(), persona))
     for listed in re.finditer(rf"(?<![\w@-]){one}(?:\s*(?:,|&|\band\b)\s*{one})*\s*[,:]", text, re.IGNORECASE):
         for match in name.finditer(listed.group(0)):
-            first.setdefault(by_key[match.group(0).lower()].slug, listed.start() + match.start())
-    order = sorted(first.items(), key=lambda item: item[1])
-    return [next(p for p in personas if p.slug == slug) for slug, _ in order]
+            persona = by_key[match.group(0).lower()]
+            first.setdefault(persona.slug, (listed.start() + match.start(), persona))
+    return [persona for _, persona in sorted(first.values(), key=lambda found: found[0])]
 
 
 def relevance(persona: Persona, topic: str) -> float:

@@ -16,6 +16,7 @@ from nightwatch.domain.memory.format import CLI_AUTHOR, Merged, lesson_id, merge
 from nightwatch.domain.memory.lesson_text import (
     QUERY_MAX,
     SEARCH_MAX,
+    is_lesson_id,
     validate_lesson,
     validate_lesson_id,
     validate_query,
@@ -83,6 +84,7 @@ __all__ = [
     "ToolOutcome",
     "flavour_for",
     "is_duplicate",
+    "is_lesson_id",
     "lesson_id",
     "line_cost",
     "memory_part",

@@ -272,10 +272,15 @@ def validate_overview(raw: object, limit: int = OVERVIEW_MAX) -> str:
     return check_printable(overview, what="The overview") if overview else ""
 
 
+def is_lesson_id(text: str) -> bool:
+    """Whether `text` is a lesson id (8 hex characters, either case), such as 3f9a2c1d."""
+    return _LESSON_ID.fullmatch(text.strip().lower()) is not None
+
+
 def validate_lesson_id(raw: object) -> str:
     """Return the lesson id in lower case, or raise InvalidInputError: an id is 8 hex characters like 3f9a2c1d."""
     wanted = raw.strip().lower() if isinstance(raw, str) else ""
-    if not _LESSON_ID.fullmatch(wanted):
+    if not is_lesson_id(wanted):
         raise InvalidInputError(
             f"A lesson id is 8 characters from 0-9 and a-f, such as 3f9a2c1d (got {shown(raw)}); "
             "list the persona's lessons to see their ids."

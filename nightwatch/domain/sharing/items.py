@@ -7,8 +7,8 @@ now, attributed as any shared knowledge is, and stops showing it once the lesson
 no longer among the live lessons) or the pin is removed. The share itself stays, and listing it says the item is gone,
 until it is unshared.
 
-A pin's number names a row, and a database may give a removed pin's number to the next pin; a pin made after the share
-is therefore never the one shared.
+A pin's number names a row and is never given to another pin (migration 0012); a pin made after the share is still
+never taken for the one shared, should a database restored or edited by hand number rows again.
 """
 
 from __future__ import annotations

@@ -19,7 +19,14 @@ from dataclasses import dataclass, replace
 from typing import ClassVar, Protocol
 
 from nightwatch.domain.errors import InvalidInputError, NotFoundError
-from nightwatch.domain.memory import FORGET_TOOL, MemoryService, MemoryTransfer, new_document, validate_query
+from nightwatch.domain.memory import (
+    FORGET_TOOL,
+    MemoryService,
+    MemoryTransfer,
+    is_lesson_id,
+    new_document,
+    validate_query,
+)
 from nightwatch.domain.memory.ports import Forgotten, ForgottenLessons
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.quoting import as_data
@@ -28,7 +35,6 @@ from nightwatch.domain.tool_use import ToolSpec
 from nightwatch.prompts import Prompt
 
 FORGET_PER_TURN = 1
-ID_LENGTH = 8
 ONE_PER_TURN = (
     "Not forgotten: you may forget at most one lesson in a turn, and you already did. Answer now; you can forget "
     "another in a later turn."
@@ -176,7 +182,7 @@ class ForgetTool:
     def _match(self, wanted: str) -> tuple[Lesson | None, list[Lesson]]:
         """The one lesson `wanted` names clearly, else None and the nearest few."""
         lessons = self._forgetting.lessons(self._persona, self._project)
-        if len(wanted) == ID_LENGTH and all(c in "0123456789abcdef" for c in wanted.lower()):
+        if is_lesson_id(wanted):
             by_id = [lesson for lesson in lessons if lesson.id == wanted.lower()]
             if by_id:
                 return by_id[0], []
