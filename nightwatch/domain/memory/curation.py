@@ -4,11 +4,12 @@ Pure rules, no I/O. A candidate is compared with its nearest neighbours by meani
 by shared words for a lesson that has no vector yet). `decide` is the deterministic choice used when no model is
 asked or its answer is unusable:
 - a **restatement** is close in meaning and contradicts none of the other's specifics: it may leave some out or spell
-  them another way ("ninety days" is "90 days", "a day" is "24 hours": `specifics.amounts`), but no amount, name or
+  them another way ("ninety days" is "90 days", "a day" is "24 hours": `domain.amounts`), but no amount, name or
   decision of one may differ from the other's;
 - **another subject** is one sentence with a word or two exchanged in place ("refunds" / "credits", "iOS" /
   "Android"), two that open on other subjects and go on alike ("Staging photos ..." / "Production photos ..."), or
-  a cause beside its fix: it never merges, whatever the meaning says, since merging it would lose a fact;
+  a cause beside its fix: it never merges (that would lose a fact) unless all but the same in meaning, where the
+  exchanged word is another word for the same ("arrives" / "comes");
 - an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer",
   "enforced since", or in wider words "down to", "since the") or flips a decision, or, closer still and about the
   same things, states another amount of a kind the older one states; it supersedes the older one;
@@ -33,13 +34,12 @@ from typing import ClassVar, Literal
 
 from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import (
-    CAUSE,
     UPDATE,
     Features,
-    amounts,
+    amounts_agree,
+    cause_and_fix,
     changed_amount,
     conflict,
-    days_named,
     features,
     flips,
     heads,
@@ -57,10 +57,12 @@ from nightwatch.prompts import Prompt
 Action = Literal["create", "merge", "skip", "supersede", "update"]
 
 # By meaning (cosine of all-MiniLM-L6-v2 vectors; chosen on tune data only, see above):
-DUPLICATE_MEANING = 0.65  # a paraphrase this close, with the same specifics, says the same thing
+DUPLICATE_MEANING = 0.7  # a paraphrase this close, with the same specifics, says the same thing
+SYNONYM_MEANING = 0.92  # ... and this close, a word exchanged in place is another word for it ("arrives"/"comes")
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
 RETIRED_MEANING = 0.6  # reading leaves an older lesson out when a newer one this close changes its specific
 CHANGED_MEANING = 0.75  # ... this close, naming the same things and stating another amount of their kind, updates it
+CHANGED_SHARE = 0.45  # ... sharing this share of subject words
 PARALLEL_SHARE = 0.6  # share of subject words in place for two lessons to be one sentence with words exchanged
 EXCHANGED_MAX = 3  # most subject words exchanged on each side of such a parallel sentence
 CLEARLY_PARALLEL = 0.75  # ... above which a reworded phrase beside an exchanged word does not make it a paraphrase
@@ -214,7 +216,8 @@ def _restates(old: str, similarity: float | None, candidate: str) -> bool:
     theirs, mine = features(old), features(candidate)
     if similarity is not None:  # by meaning: one may leave out a specific, neither may contradict the other's
         agree = amounts_agree(old, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
-        close = similarity >= DUPLICATE_MEANING and not another_subject(old, candidate)
+        parallel = similarity < SYNONYM_MEANING and another_subject(old, candidate)
+        close = similarity >= DUPLICATE_MEANING and not parallel
         return agree and close and not says_change(candidate)
     if not same_specifics(theirs, mine):
         return False
@@ -227,7 +230,7 @@ def another_subject(a: str, b: str) -> bool:
     """One sentence with a few subject words exchanged in place ("refunds" / "credits", "iOS" / "Android", "bronze" /
     "silver"): about another thing, whatever the numbers say. A paraphrase reorders and rewords far more than that;
     a changed number alone is not another subject."""
-    if bool(CAUSE.search(a)) != bool(CAUSE.search(b)) or _other_heads(a, b):
+    if cause_and_fix(a, b) or _other_heads(a, b):
         return True  # why it broke vs. how it was fixed; "Staging photos ..." vs. "Production photos ..."
     mine, theirs = subject_tokens(a), subject_tokens(b)
     if not mine or not theirs:
@@ -255,20 +258,11 @@ def _other_heads(a: str, b: str) -> bool:
     return sum(block.size for block in rest) / (max(len(mine), len(theirs)) - 1) >= HEAD_SHARE
 
 
-def amounts_agree(a: str, b: str) -> bool:
-    """The amounts and named days of one are a part of the other's (a restatement may leave some out), once units
-    are made one ("ninety days" is "90 days")."""
-    mine, theirs = amounts(a), amounts(b)
-    days_a, days_b = days_named(a), days_named(b)
-    return (mine <= theirs or theirs <= mine) and (days_a <= days_b or days_b <= days_a)
-
-
 def _updates(older: str, similarity: float | None, candidate: str) -> bool:
     if similarity is not None:  # saying so is the surest sign ("now", "moved to", "no longer", "cut from")
-        cause_and_fix = bool(CAUSE.search(older)) != bool(CAUSE.search(candidate))  # a fix does not retire its cause
         if (
             similarity < UPDATE_MEANING
-            or cause_and_fix
+            or cause_and_fix(older, candidate)  # a fix does not retire its cause
             or (another_subject(older, candidate) and not says_change(candidate))
         ):
             return False
@@ -276,7 +270,7 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
             return True
         shared = overlap(features(older).words, features(candidate).words) >= WIDER_SHARE
         widely = similarity >= WIDER_MEANING and shared and UPDATE.search(candidate) is not None
-        same = same_things(older, candidate, SAME_SUBJECT_OVERLAP)
+        same = same_things(older, candidate, CHANGED_SHARE)
         return widely or (similarity >= CHANGED_MEANING and same and changed_amount(older, candidate))
     old, mine = features(older), features(candidate)
     if old.values == mine.values and not conflict(old, mine):

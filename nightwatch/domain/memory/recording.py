@@ -24,7 +24,6 @@ from nightwatch.domain.memory.curation import (
     CurationPrompt,
     Neighbour,
     RelatedLesson,
-    amounts_agree,
     another_subject,
     by_category,
     decide,
@@ -33,7 +32,7 @@ from nightwatch.domain.memory.curation import (
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
 from nightwatch.domain.memory.models import Remembered
 from nightwatch.domain.memory.ports import LessonOutcome, LessonTally
-from nightwatch.domain.memory.specifics import says_change
+from nightwatch.domain.memory.specifics import amounts_agree, says_change
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.vectors import VectorTable, vector_key
 

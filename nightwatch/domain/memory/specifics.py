@@ -10,12 +10,14 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from nightwatch.domain.amounts import amounts, dimension
 from nightwatch.domain.memory.models import OFFLINE_MARK
 from nightwatch.domain.recall import stem
 
 _TOKEN = re.compile(r"`[^`]+`|v?\d+(?:[.\-/:]\d+)*[a-z%]*|[A-Za-z_][A-Za-z0-9_]*(?:[-./:][A-Za-z0-9_]+)*")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
 _ACRONYMS = re.compile(r"^[A-Z]{2,}s$")  # PRs, APIs: plural acronyms, not identifiers
+_PLURAL_NAME = re.compile(r"^[a-z]+\d+s$")  # "A100s" are A100 cards: one name
 # A kebab-case word is a component's name when it ends like one (charge-api, cart-service); else it is prose.
 _COMPONENT_ENDS = frozenset(
     "api apis app bot cli client cluster console db gateway job proxy queue server service svc ui web worker".split()
@@ -119,7 +121,7 @@ def features(text: str) -> Features:
         elif "-" in lower and not token.startswith("`") and not _is_component(lower):
             _prose(lower.split("-"), words, decisions)  # read-only, hand-rolled: words, not a name
         elif _is_name(token, lower):
-            names.add(lower)
+            names.add(lower[:-1] if _PLURAL_NAME.match(lower) else lower)
         elif lower in _NUMBER_WORDS:
             values.add(_NUMBER_WORDS[lower])
         elif lower.rstrip("s") in _WEEKDAYS_MONTHS and (lower != "may" or token[0] == "M"):
@@ -176,6 +178,11 @@ def says_change(text: str) -> bool:
     return CHANGE.search(text) is not None
 
 
+def cause_and_fix(a: str, b: str) -> bool:
+    """One lesson says why something broke and the other does not: a cause beside its fix, never one lesson."""
+    return bool(CAUSE.search(a)) != bool(CAUSE.search(b))
+
+
 def heads(text: str) -> tuple[str, ...]:
     """`subject_tokens` without framing ("Reminder:", "Rule:") and identifiers: what a lesson is about, in order."""
     return tuple(t for t in subject_tokens(text) if t not in _FRAME and not any(c.isdigit() for c in t))
@@ -203,84 +210,17 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(union) if union else 0.0
 
 
-# --- amounts, normalised: "ninety days" = "90 days", "a day" = "24 hours", "half an hour" = "30 minutes" ------------
-
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
-_SMALL = {word: number for number, word in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}  # fmt: skip
-_SECONDS = {"ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600,
-            "hr": 3600, "hour": 3600, "day": 86400, "week": 604800, "fortnight": 1209600, "month": 2592000,
-            "quarter": 7776000, "year": 31536000}  # fmt: skip
-_SIZES = {"kb": 1, "mb": 1000, "gb": 1000000, "tb": 1000000000}
-_NUMBER = (
-    r"(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<k>k\b)?|(?P<word>(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
-    r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|hundred)|(?P<half>half an?|half)|(?P<a>an?)"
-)
-_WITH_UNIT = re.compile(
-    rf"(?<![\w.])(?:{_NUMBER})[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|"
-    r"weeks?|fortnights?|months?|quarters?|years?|kb|mb|gb|tb|percent|%|eur|usd|gbp|x)(?!\w)",
-    re.IGNORECASE,
-)
-_BARE = re.compile(rf"(?<![\w.])(?:{_NUMBER})(?![\w])", re.IGNORECASE)
-_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am|pm)\b|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
-
-
-def _number(match: re.Match[str]) -> float | None:
-    if match.group("num"):
-        value = float(match.group("num").replace(",", ""))
-        return value * 1000 if match.group("k") else value
-    if match.group("word"):
-        parts = re.split(r"[- ]", match.group("word").lower())
-        if parts[0] == "hundred":
-            return 100.0
-        return float(sum(_TENS.get(part, _SMALL.get(part, 0)) for part in parts))
-    if match.group("half"):
-        return 0.5
-    return 1.0 if match.group("a") else None
-
-
-@lru_cache(maxsize=65536)
-def amounts(text: str) -> frozenset[str]:
-    """The numbers a lesson states, with their units made one: durations in seconds, sizes in KB, times of day as
-    hh:mm. "a"/"an"/"half" count only before a unit ("a day", "half an hour"); "one" before anything else is prose."""
-    found: set[str] = set()
-    lowered = text.replace("’", "'")
-    for clock in _CLOCK.finditer(lowered):
-        hour, minute = int(clock.group(1) or clock.group(4)), int(clock.group(2) or clock.group(5) or 0)
-        if (clock.group(3) or "").lower() == "pm" and hour < 12:
-            hour += 12
-        found.add(f"{hour:02d}:{minute:02d}")
-    lowered = _CLOCK.sub(" ", lowered)
-    for match in _WITH_UNIT.finditer(lowered):
-        value, unit = _number(match), match.group("unit").lower()
-        if value is not None:
-            found.add(_normalised(value, unit if unit in ("s", "ms") else unit.rstrip("s")))
-    for match in _BARE.finditer(_WITH_UNIT.sub(" ", lowered)):
-        if match.group("num") or (match.group("word") and match.group("word").lower() != "one"):
-            value = _number(match)
-            found.add(f"{value:g}")
-    return frozenset(found)
-
-
-def _normalised(value: float, unit: str) -> str:
-    if unit in _SECONDS:
-        return f"{value * _SECONDS[unit]:g}s"
-    if unit in _SIZES:
-        return f"{value * _SIZES[unit]:g}kb"
-    if unit in ("percent", "%"):
-        return f"{value:g}%"
-    return f"{value:g}{unit}"
-
-
-def dimension(amount: str) -> str:
-    """What an amount measures ("s", "kb", "%", "eur", "" for a bare number, ":" for a time of day)."""
-    return ":" if ":" in amount else re.sub(r"^[\d.e+-]+", "", amount)
-
-
 def days_named(text: str) -> frozenset[str]:
     """The weekdays and months a lesson names (its values that are not numbers)."""
     return frozenset(value for value in features(text).values if not value[:1].isdigit())
+
+
+def amounts_agree(a: str, b: str) -> bool:
+    """The amounts and named days of one are a part of the other's (a restatement may leave some out), once units
+    are made one ("ninety days" is "90 days")."""
+    mine, theirs = amounts(a), amounts(b)
+    days_a, days_b = days_named(a), days_named(b)
+    return (mine <= theirs or theirs <= mine) and (days_a <= days_b or days_b <= days_a)
 
 
 def changed_amount(older: str, newer: str) -> bool:

@@ -28,6 +28,8 @@ T = datetime(2026, 3, 1, tzinfo=UTC)
         ),
         ("Disk alerts warn at 80% and page at 90%.", "We warn at 80 percent disk and page someone at 90 percent."),
         ("Nightly exports finish within 24 hours of the cut-off.", "Nightly exports are done within a day of cut-off."),
+        ("Pages escalate to the secondary after 15 minutes.", "After a quarter of an hour a page escalates."),
+        ("Training jobs may request at most 4 A100s.", "Cap training jobs at four A100 GPUs."),
     ],
 )
 def test_a_restatement_that_leaves_out_or_respells_a_specific_merges(older: str, newer: str) -> None:
@@ -76,6 +78,26 @@ def test_a_parallel_sentence_about_another_thing_stays_apart(older: str, newer: 
 def test_an_update_supersedes_whether_it_says_so_or_not(older: str, newer: str, similarity: float) -> None:
     existing = [Lesson("a", older, T)]
     assert decide(newer, existing, [Neighbour(existing[0], similarity)]).action == "supersede"
+
+
+def test_a_word_exchanged_in_place_merges_only_when_the_meaning_is_all_but_the_same() -> None:
+    older = "Ad spend from Meta arrives in account currency; convert it before summing."
+    newer = "Ad spend from Meta comes in account currency; convert it before summing."
+    assert another_subject(older, newer)  # one word for another, in place
+    assert is_duplicate(older, newer, similarity=0.95)  # ... so close in meaning that it is another word for it
+    assert not is_duplicate(older, newer, similarity=0.85)  # ... or as close as a look-alike gets
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The production toxicity model is tox-bert v4.", "tox-bert v6 is the production toxicity model."),
+        ("Staging gets refreshed from production every Sunday.", "Staging is refreshed from production daily."),
+    ],
+)
+def test_another_version_or_another_period_is_not_a_restatement(older: str, newer: str) -> None:
+    assert not is_duplicate(older, newer, similarity=0.9)
+    assert changed_amount(older, newer)
 
 
 def test_the_issues_three_lessons_merge_then_supersede() -> None:

@@ -1,0 +1,120 @@
+"""Amounts in prose, made one: "ninety days" is "90 days", "a day" is "24 hours", "five hundred euros" is "500 EUR".
+
+Durations become seconds, sizes kilobytes, shares percent, times of day hh:mm, money keeps its currency ("$500"
+and "500 dollars" are "500usd"), a version its "v" ("v4"), and how often something happens is its period in
+seconds ("daily" is "every day", "every Sunday" is weekly). A number word or an article counts only before a unit
+written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s";
+"a second" is the ordinal ("a second approver").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_SMALL = {word: number for number, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}  # fmt: skip
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1000000}
+_SECONDS = {"ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600,
+            "hr": 3600, "hour": 3600, "day": 86400, "week": 604800, "fortnight": 1209600, "month": 2592000,
+            "quarter": 7776000, "year": 31536000}  # fmt: skip
+_SIZES = {"kb": 1, "mb": 1000, "gb": 1000000, "tb": 1000000000}
+_CURRENCIES = {"eur": "eur", "euro": "eur", "€": "eur", "usd": "usd", "dollar": "usd", "$": "usd", "gbp": "gbp",
+               "pound": "gbp", "£": "gbp"}  # fmt: skip
+_WORD = (
+    r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+    r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+)
+_NUMBER = (
+    r"(?P<cur>[$€£])?(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<k>k\b)?\+?"
+    rf"|(?P<word>(?:(?:{_WORD}|an?) )?(?:hundred|thousand|million)|{_WORD})|(?P<half>half an?|half)|(?P<a>an?)"
+)
+_WORD_UNITS = (
+    r"milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|quarters?|years?|"
+    r"percent|euros?|dollars?|pounds?"
+)
+_WITH_UNIT = re.compile(
+    rf"(?<![\w.])(?:{_NUMBER})(?P<gap>[ -]?)(?P<unit>{_WORD_UNITS}|ms|s|h|kb|mb|gb|tb|%|eur|usd|gbp|x)(?!\w)",
+    re.IGNORECASE,
+)
+_BARE = re.compile(rf"(?<![\w.])(?:{_NUMBER})(?![\w])", re.IGNORECASE)
+_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am|pm)\b|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
+_QUARTER_HOUR = re.compile(r"\ba quarter of an hour\b", re.IGNORECASE)
+_VERSION = re.compile(r"(?<![\w.])v(\d+(?:\.\d+)*)\b", re.IGNORECASE)
+_EVERY = re.compile(
+    r"\b(?:(hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)|every (hour|day|night|week|"
+    r"fortnight|month|quarter|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    re.IGNORECASE,
+)
+_PERIODS = {"hourly": "hour", "daily": "day", "nightly": "day", "night": "day", "weekly": "week",
+            "fortnightly": "fortnight", "monthly": "month", "quarterly": "quarter", "yearly": "year",
+            "annually": "year"}  # fmt: skip
+_SPELLED_UNIT = re.compile(rf"^(?:{_WORD_UNITS})$", re.IGNORECASE)
+
+
+def _number(match: re.Match[str]) -> float | None:
+    if match.group("num"):
+        value = float(match.group("num").replace(",", ""))
+        return value * 1000 if match.group("k") else value
+    if match.group("word"):
+        total, current = 0.0, 0.0
+        for part in re.split(r"[- ]", match.group("word").lower()):
+            if part in _SCALES:
+                total, current = total + max(current, 1.0) * _SCALES[part], 0.0
+            else:
+                current += _TENS.get(part, _SMALL.get(part, 1 if part in ("a", "an") else 0))
+        return total + current
+    if match.group("half"):
+        return 0.5
+    return 1.0 if match.group("a") else None
+
+
+@lru_cache(maxsize=65536)
+def amounts(text: str) -> frozenset[str]:
+    """The numbers a lesson states, with their units made one (see the module docstring)."""
+    found: set[str] = set()
+    lowered = _QUARTER_HOUR.sub("15 minutes", text.replace("’", "'"))
+    for clock in _CLOCK.finditer(lowered):
+        hour, minute = int(clock.group(1) or clock.group(4)), int(clock.group(2) or clock.group(5) or 0)
+        if (clock.group(3) or "").lower() == "pm" and hour < 12:
+            hour += 12
+        found.add(f"{hour:02d}:{minute:02d}")
+    lowered = _CLOCK.sub(" ", lowered)
+    found.update(f"v{version.group(1)}" for version in _VERSION.finditer(lowered))
+    for every in _EVERY.finditer(lowered):  # "daily", "every Sunday": how often, not how long
+        word = (every.group(1) or every.group(2)).lower()
+        period = _PERIODS.get(word, word if word in _SECONDS else "week")  # every <weekday> is weekly
+        found.add(f"{_SECONDS[period]:g}per")
+    for match in _WITH_UNIT.finditer(lowered):
+        value, unit = _number(match), match.group("unit").lower()
+        spelled = match.group("num") or (match.group("gap") and _SPELLED_UNIT.match(unit))
+        ordinal = match.group("a") and unit.startswith("sec")  # "a second approver"
+        if value is not None and spelled and not ordinal:
+            found.add(_normalised(value, unit if unit in ("s", "ms") else unit.rstrip("s"), match.group("cur")))
+    for match in _BARE.finditer(_WITH_UNIT.sub(" ", lowered)):
+        if match.group("num") or (match.group("word") and match.group("word").lower() != "one"):
+            value = _number(match)
+            found.add(_normalised(value, "", match.group("cur")) if value is not None else "")
+    return frozenset(found - {""})
+
+
+def _normalised(value: float, unit: str, currency: str | None = None) -> str:
+    if currency or unit in _CURRENCIES:
+        return f"{value:g}{_CURRENCIES[currency or unit]}"
+    if unit in _SECONDS:
+        return f"{value * _SECONDS[unit]:g}s"
+    if unit in _SIZES:
+        return f"{value * _SIZES[unit]:g}kb"
+    if unit in ("percent", "%"):
+        return f"{value:g}%"
+    return f"{value:g}{unit}"
+
+
+def dimension(amount: str) -> str:
+    """What an amount measures: "s", "kb", "%", "eur", "per" (how often), "v" (a version), "" (a bare number), ":"
+    (a time of day)."""
+    if amount.startswith("v"):
+        return "v"
+    return ":" if ":" in amount else re.sub(r"^[\d.e+-]+", "", amount)

@@ -1,0 +1,51 @@
+"""Amounts in prose made one: the same amount spelled two ways is one value, and words that only look like an
+amount ("as", "ones", "a second approver") are none."""
+
+from __future__ import annotations
+
+import pytest
+
+from nightwatch.domain.amounts import amounts, dimension
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("every 90 days", "every ninety days"),
+        ("within a day", "within 24 hours"),
+        ("after half an hour", "after 30 minutes"),
+        ("within a quarter of an hour", "within 15 minutes"),
+        ("refunds over 500 EUR", "refunds above five hundred euros"),
+        ("refunds over $500", "refunds over 500 dollars"),
+        ("two thousand entries a batch", "2000 entries a batch"),
+        ("blocked for 10+ seconds", "blocked for 10 seconds"),
+        ("a 300ms budget", "a 300 ms budget"),
+        ("starts at 2am UTC", "starts at 02:00 UTC"),
+        ("refreshed daily", "refreshed every day"),
+        ("released weekly", "released every Tuesday"),
+    ],
+)
+def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
+    assert amounts(one) == amounts(other) != frozenset()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Suffixes such as Apt 4B are accepted",  # "as" is not "a s"
+        "even read-only ones",  # nor "ones" "one s"
+        "any refund over the limit needs a second approver",  # an ordinal, not a duration
+        "the one dashboard finance reads",  # "the one" is prose
+    ],
+)
+def test_words_that_only_look_like_an_amount_are_none(text: str) -> None:
+    assert not {amount for amount in amounts(text) if dimension(amount) in ("s", "")}
+
+
+def test_versions_and_how_often_are_amounts_of_their_own_kind() -> None:
+    assert amounts("tox-bert v4 is the production model") == {"v4"}
+    assert dimension("v4") == dimension("v6.1") == "v"
+    daily, weekly = amounts("Staging is refreshed daily"), amounts("Staging is refreshed every Sunday")
+    assert daily != weekly
+    assert {dimension(a) for a in daily} == {dimension(a) for a in weekly} == {"per"}
+    assert dimension(next(iter(amounts("every two weeks")))) == "s"  # an interval stays a duration
