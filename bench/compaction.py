@@ -2,7 +2,7 @@
 
     python -m bench.compaction [--dataset FILE.jsonl ...] [--split tune|report] [--count 1000] [--json]
 
-(`bench.retrieval --write-path` can report it beside the write path: `compaction_figure(path)`.)
+(`bench.retrieval --write-path` reports it beside the write path, one row a data set.)
 
 Every memory of a data set's cases goes into ONE persona's memory of one project (a busy persona's memory is many
 teams' worth of lessons), through `MemoryService.remember` in `created_at` order, offline model (so the rules

@@ -3,8 +3,9 @@
     python -m bench.retrieval [--dataset FILE.jsonl ...] [--k 10] [--budget 1000] [--write-path] [--json]
                               [--no-latency]
 
-Without --dataset it reads both data sets: LoCoMo (../shared/bench/locomo.jsonl, when a shared/ folder sits beside
-the checkout) and our persona lessons (bench/data/persona_lessons.jsonl). FILE is in the format of
+Without --dataset it reads LoCoMo (../shared/bench/locomo.jsonl, when a shared/ folder sits beside the checkout),
+our persona lessons (bench/data/persona_lessons.jsonl) and the blind set (bench/data/blind/part_*.jsonl, which
+bench.tune_recall never reads). FILE is in the format of
 ../shared/bench/README.md. Every method runs in the same process over the same cases:
 
 - bm25: the plain reference, rank-bm25's BM25Okapi over lower-cased words less English stop words;
@@ -18,7 +19,8 @@ order at their line cost, the block rendered as the memory service renders it an
 estimate_tokens. A case's `now` is its newest memory's time. Figures are given for all cases and for each half
 (`split`: settings are chosen on "tune" and must carry over to "report"; LoCoMo's cases alternate). Latency is
 rank, pack and render of one query over one case, the query's vector already made (bench.embedding times that);
-the read path at 10,000 lessons comes from bench.read_latency. --write-path adds bench.write_path's figures.
+the read path at 10,000 lessons comes from bench.read_latency. --write-path adds, for each data set, bench.write_path's
+figures and bench.compaction's, and one table of them side by side (issue 19's figures).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from bench import read_latency, write_path
+from bench import compaction, read_latency, write_path
 from bench.retrieval_data import Case, Tally, found_share, load, pairs_judged, percentiles, stale_ok
 from bench.vectors import CachedEncoder
 from nightwatch.domain.memory import LessonSuccession, MemoryBlockPrompt, line_cost
@@ -44,6 +46,7 @@ from nightwatch.domain.vectors import LessonVectors
 
 ROOT = Path(__file__).resolve().parents[1]
 PERSONA_SET = ROOT / "bench" / "data" / "persona_lessons.jsonl"
+BLIND_SETS = sorted(str(path) for path in (ROOT / "bench" / "data" / "blind").glob("part_*.jsonl"))  # report only
 BUDGETS = (1000, 2000)
 WORD = re.compile(r"\w+")
 OVERHEAD = estimate_tokens(MemoryBlockPrompt(lessons=()).render())
@@ -279,12 +282,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-latency", action="store_true", help="skip the 10,000-lesson read-path figure")
     args = parser.parse_args(argv)
     encoder = CachedEncoder()
-    results = [evaluate(path, args.k, args.budget, False, encoder) for path in args.dataset or default_datasets()]
+    paths = args.dataset or [*default_datasets(), *BLIND_SETS]
+    results = [evaluate(path, args.k, args.budget, False, encoder) for path in paths]
     document: dict[str, Any] = {"datasets": results}
     if args.write_path:
         document["write_path"] = [
-            write_path.measure(result["dataset"], args.budget, categories=args.categories) for result in results
+            write_path.measure(path, args.budget, encoder=encoder, categories=args.categories) for path in paths
         ]
+        document["compaction"] = [compaction.compaction_figure(path, encoder=encoder) for path in paths]
     if not args.no_latency:
         document["read_path"] = read_latency.measure()
     if args.json:
@@ -294,6 +299,10 @@ def main(argv: list[str] | None = None) -> int:
         print(table(result), end="\n\n")
     for figures in document.get("write_path", []):
         print(write_path.summary(figures), end="\n\n")
+    for figure in document.get("compaction", []):
+        print(compaction.summary(figure), end="\n\n")
+    if args.write_path:
+        print(write_path.side_by_side(results, document["write_path"], document["compaction"]), end="\n\n")
     if "read_path" in document:
         print(read_latency.summary(document["read_path"]))
     return 0
