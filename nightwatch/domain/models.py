@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from types import MappingProxyType
 from typing import Literal
 
@@ -81,8 +81,10 @@ class Lesson:
     `text` is the lesson's abstract: the one line injected into prompts. `overview` is its longer form, shown in
     recall results, search and the Home tab (None: the abstract is all there is). `category` is None for lessons
     written before categories, or by hand without one. `author` says which person wrote it (a Slack user id, or "cli"
-    for the command line); None when the persona recorded it itself. Slotted: a cold read builds 10,000 of them, and
-    with instance dictionaries the garbage collector's passes over them cost that read about a tenth more.
+    for the command line); None when the persona recorded it itself. `last_seen` is the day a restatement last
+    counted it as seen again (None: never), what compaction reads as its freshness. Slotted: a cold read builds
+    10,000 of them, and with instance dictionaries the garbage collector's passes over them cost that read about a
+    tenth more.
     """
 
     id: str
@@ -97,6 +99,7 @@ class Lesson:
     author: str | None = None
     category: Category | None = None
     overview: str | None = None
+    last_seen: date | None = None
 
     @property
     def stale(self) -> bool:

@@ -37,11 +37,11 @@ from nightwatch.domain.memory.lesson_text import (
     PIN,
     UNDATED,
     bullet_text,
-    category_in,
     clean_lesson_text,
     clean_overview,
     header_part,
     lesson_id,
+    marks_in,
     normalise,
     overview_text,
     read_lesson,
@@ -59,7 +59,6 @@ __all__ = [
     "MemoryDocument",
     "Section",
     "bullet_text",
-    "category_in",
     "clean_lesson_text",
     "clean_overview",
     "header_part",
@@ -69,6 +68,7 @@ __all__ = [
     "lesson_id",
     "lesson_in",
     "live_line_count",
+    "marks_in",
     "new_document",
     "normalise",
     "overview_at",
@@ -245,6 +245,7 @@ def merge_imported(current: str, imported: str) -> Merged:
             lesson,
             pinned=other.pinned,
             seen=other.seen,
+            last_seen=other.last_seen,
             injected=other.injected,
             superseded_by=other.superseded_by,
             author=other.author,
@@ -266,7 +267,7 @@ def merge_imported(current: str, imported: str) -> Merged:
 
 def _marks(lesson: Lesson) -> tuple[object, ...]:
     marks = (lesson.pinned, lesson.seen, lesson.injected, lesson.superseded_by, lesson.author)
-    return (*marks, lesson.category, lesson.overview)
+    return (*marks, lesson.category, lesson.overview, lesson.last_seen)
 
 
 def _add(document: MemoryDocument, section: Section, lessons: Sequence[Lesson]) -> MemoryDocument:

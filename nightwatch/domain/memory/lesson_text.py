@@ -143,6 +143,7 @@ def read_lesson(
         author=fields.get("by"),
         category=_CATEGORIES.get(fields.get("cat", "").lower()),
         overview=overview,
+        last_seen=_day(fields.get("last")),
     )
 
 
@@ -155,11 +156,11 @@ def overview_text(raw: str) -> str | None:
     return text if has_word(text) and "<!--" not in text and "-->" not in text else None
 
 
-def category_in(line: str) -> Category | None:
-    """The category a lesson's bullet line names in its metadata comment (None: none, or no lesson)."""
-    body = bullet_text(line) if "cat:" in line else None
-    parsed = _metadata(body) if body and "<!--" in body else None
-    return _CATEGORIES.get(parsed[0].get("cat", "").lower()) if parsed is not None else None
+def marks_in(line: str) -> tuple[Category | None, date | None]:
+    """The category and the day last seen again a lesson's bullet line names in its comment (None: none)."""
+    body = bullet_text(line) if "cat:" in line or "last:" in line else None
+    fields = (_metadata(body) or ({}, ""))[0] if body and "<!--" in body else {}
+    return _CATEGORIES.get(fields.get("cat", "").lower()), _day(fields.get("last"))
 
 
 def bullet_text(raw: str) -> str | None:
@@ -224,6 +225,7 @@ _FIELDS: dict[str, Callable[[str], bool]] = {
     "injected": _is_count,
     "superseded-by": bool,
     "on": _is_date,
+    "last": _is_date,  # the day it was last seen again
     "by": valid_author,
     "cat": lambda value: value.lower() in _CATEGORIES,  # one of the six names
 }
@@ -243,7 +245,7 @@ def render_lesson(lesson: Lesson | None) -> str:
     if lesson.author:
         meta.append(f"by:{lesson.author}")
     if lesson.seen != 1:
-        meta.append(f"seen:{lesson.seen}")
+        meta.append(f"seen:{lesson.seen}" + (f" last:{lesson.last_seen.isoformat()}" if lesson.last_seen else ""))
     if lesson.injected:
         meta.append(f"injected:{lesson.injected}")
     body = f"~~{lesson.text}~~" if lesson.stale else lesson.text

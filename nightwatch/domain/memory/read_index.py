@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nightwatch.domain.arrays import Arrays, take
-from nightwatch.domain.memory.format import category_in, overview_at
+from nightwatch.domain.memory.format import marks_in, overview_at
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import KeywordWeights, RecallIndex
 
@@ -214,6 +214,7 @@ class ReadIndex:
         start, line_end = self.lines[row].tolist()
         begin, end = self.texts[row].tolist()
         signals = self.recall.signals
+        category, last_seen = marks_in(text[start:line_end])
         return Lesson(
             id=self.ids[row].decode("ascii", "replace"),
             text=text[start + begin : start + end],
@@ -224,8 +225,9 @@ class ReadIndex:
             seen=int(signals.seen[row]),
             injected=int(signals.injected[row]),
             author=self.authors.value(row),
-            category=category_in(text[start:line_end]),
+            category=category,
             overview=overview_at(text, line_end + 1),
+            last_seen=last_seen,
         )
 
 

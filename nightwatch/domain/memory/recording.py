@@ -135,7 +135,7 @@ def record(
     if decision.action == "skip":
         return doc, Recorded("skip", None, "it copies lessons already remembered or is not worth keeping")
     if decision.action == "merge" and decision.target is not None:
-        return _merge(doc, decision.target, candidate)
+        return _merge(doc, decision.target, candidate, entry.day)
     old = _live(doc, decision.target) if decision.action == "update" else None
     lesson = Lesson(
         id=lesson_id(candidate.text),
@@ -178,8 +178,8 @@ def _live(doc: MemoryDocument, target: str | None) -> Lesson | None:
     return next((lesson for lesson in doc.live() if lesson.id == target), None)
 
 
-def _merge(doc: MemoryDocument, target: str, candidate: Candidate) -> tuple[MemoryDocument, Recorded]:
-    """Count the kept lesson as seen again; it gains the candidate's category and overview if it had none."""
+def _merge(doc: MemoryDocument, target: str, candidate: Candidate, day: date) -> tuple[MemoryDocument, Recorded]:
+    """Count the kept lesson as seen again, on `day`; it gains the candidate's category and overview if it had none."""
     merged: list[Lesson] = []
 
     def bump(lesson: Lesson) -> Lesson:
@@ -188,6 +188,7 @@ def _merge(doc: MemoryDocument, target: str, candidate: Candidate) -> tuple[Memo
         bumped = replace(
             lesson,
             seen=lesson.seen + 1,
+            last_seen=max(day, lesson.last_seen or day) if day > lesson.recorded_at.date() else lesson.last_seen,
             category=lesson.category or candidate.category,
             overview=lesson.overview or candidate.overview,
         )

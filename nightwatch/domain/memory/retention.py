@@ -3,8 +3,9 @@
 The rules (used without a model, and whenever a model's answer is refused) first merge restatements (curation's
 `is_duplicate`, by meaning where both lessons have a vector): the newer wording stays, unless the older one must be
 kept, and it takes the other's counts and pin. Then they keep every lesson that must stay (pinned, and those recorded
-in the current deliberation, `protect`), the newest lessons, and a few of the most used (seen again or injected
-often), up to the target. Lessons kept stay where they were in the file, word for word.
+in the current deliberation, `protect`), the newest lessons (a lesson seen again is as new as the day it was last
+seen: a point the team keeps making is not old), and a few of the most used (seen again or injected often), up to
+the target. Lessons kept stay where they were in the file, word for word.
 
 A model's compaction is accepted only when it keeps every lesson that must stay and the recent ones (the newest few
 recorded the day it runs): otherwise it is refused and the rules compact instead.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import numpy as np
 
@@ -42,15 +43,23 @@ class Retention:
 
 
 def newest_first(live: Sequence[Lesson]) -> list[Lesson]:
-    """Live lessons from the newest: by the day they were recorded, then by place in the file (later is newer)."""
-    order = sorted(range(len(live)), key=lambda i: (live[i].recorded_at, i), reverse=True)
+    """Live lessons from the newest: by the day they were recorded or last seen again, then by place in the file
+    (later is newer)."""
+    order = sorted(range(len(live)), key=lambda i: (fresh(live[i]), i), reverse=True)
     return [live[i] for i in order]
+
+
+def fresh(lesson: Lesson) -> datetime:
+    """When a lesson was last recorded or seen again."""
+    seen = lesson.last_seen
+    again = datetime(seen.year, seen.month, seen.day, tzinfo=UTC) if seen else lesson.recorded_at
+    return max(lesson.recorded_at, again)
 
 
 def recent(live: Sequence[Lesson], target: int, day: date) -> frozenset[str]:
     """The lessons a model's compaction must keep: the newest few (RECENT_SHARE of the target) of the last days."""
     since = day - timedelta(days=RECENT_DAYS)
-    newest = [lesson for lesson in newest_first(live) if lesson.recorded_at.date() >= since]
+    newest = [lesson for lesson in newest_first(live) if fresh(lesson).date() >= since]
     return frozenset(lesson.id for lesson in newest[: max(1, round(target * RECENT_SHARE))])
 
 
@@ -103,6 +112,7 @@ def apply(doc: MemoryDocument, retention: Retention) -> MemoryDocument:
         return replace(
             lesson,
             seen=lesson.seen + sum(other.seen for other in extra),
+            last_seen=max((fresh(o).date() for o in (lesson, *extra) if fresh(o) > lesson.recorded_at), default=None),
             injected=lesson.injected + sum(other.injected for other in extra),
             pinned=lesson.pinned or any(other.pinned for other in extra),
             category=lesson.category or next((o.category for o in extra if o.category), None),

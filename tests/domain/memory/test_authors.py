@@ -102,7 +102,10 @@ def test_the_author_survives_counting_restating_and_injection() -> None:
     again = memory.remember(DEV, "p", "Staging data is wiped every Monday", author="U777")
     assert (again.author, again.seen) == ("U123ABC", 2)  # the one who wrote it first stays its author
     memory.note_injected(DEV, "p", [again.id])
-    assert "- Staging data is wiped every Monday. <!-- by:U123ABC seen:2 injected:1 -->\n" in store.files[KEY]
+    assert (
+        "- Staging data is wiped every Monday. <!-- by:U123ABC seen:2 last:2026-11-21 injected:1 -->\n"
+        in store.files[KEY]
+    )
 
 
 def test_the_author_survives_being_superseded() -> None:

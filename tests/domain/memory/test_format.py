@@ -161,3 +161,13 @@ def test_new_document_has_a_title_and_nothing_else() -> None:
     doc = new_document("Zed · memory for p")
     assert doc.render() == "# Zed · memory for p\n\n"
     assert doc.live() == []
+
+
+def test_the_day_a_lesson_was_last_seen_again_is_kept_in_its_comment() -> None:
+    lesson = Lesson("a", "Staging is wiped on Mondays.", datetime(2026, 3, 1, tzinfo=UTC), seen=4)
+    again = replace(lesson, last_seen=date(2026, 11, 20))
+    assert render_lesson(again) == "- Staging is wiped on Mondays. <!-- seen:4 last:2026-11-20 -->"
+    text = f"# M\n\n## 2026-03-01 · deliberation\n{render_lesson(again)}\n"
+    (read,) = parse(text).live()
+    assert (read.seen, read.last_seen, read.recorded_at.date()) == (4, date(2026, 11, 20), date(2026, 3, 1))
+    assert parse(text.replace("last:2026-11-20", "last:someday")).live() == []  # a malformed mark: not a lesson

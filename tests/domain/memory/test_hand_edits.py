@@ -134,7 +134,7 @@ def test_every_kind_of_write_after_a_hand_edit_keeps_the_unread_lines_as_written
     memory.reflect(PRIYA, "p", ReflectionContext(kind="deliberation", topic="payments", summary="fixtures"))
     memory.forget(PRIYA, "p", lesson_id("Backups are restored every quarter."))
     text = store.files[KEY]
-    assert "- Releases are cut on Thursdays. <!-- seen:2 -->" in text
+    assert "- Releases are cut on Thursdays. <!-- seen:2 last:2026-11-21 -->" in text
     assert unread_texts(text) == kept
     assert [line.text for line in memory.unread_lines(PRIYA, "p")] == kept
     for line in ("A note the person keeps under the title.", "Some thoughts, not lessons.", "an aside in the history"):

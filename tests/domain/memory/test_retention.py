@@ -215,3 +215,18 @@ def test_a_lesson_a_memory_tool_recorded_in_the_thread_survives_the_reflection_c
     memory.policy = MemoryPolicy(compaction_target=5, max_lines=12, use_model_for_curation=False)
     memory.reflect(PRIYA, "p", ReflectionContext(kind="deliberation", topic="t", summary="s", link=thread))
     assert tool.lesson.id in {lesson.id for lesson in memory.lessons(PRIYA, "p")}
+
+
+def test_a_lesson_seen_again_is_as_new_as_the_day_it_was_seen_again() -> None:
+    text = monthly(10).replace("needs fixture1.", "needs fixture1. <!-- seen:5 -->")  # the most used
+    memory, store = setup(text, target=5)
+    again = memory.record(PRIYA, "p", "The area0 suite needs fixture0.")  # January's lesson, said again today
+    assert again.outcome == "merged"
+    day = FakeClock().now().date().isoformat()
+    assert f"- The area0 suite needs fixture0. <!-- seen:2 last:{day} -->" in store.files[KEY]
+    assert memory.compact(PRIYA, "p").compacted
+    kept = texts(memory)
+    assert "The area0 suite needs fixture0." in kept  # seen again today: as new as today's lessons
+    assert "The area1 suite needs fixture1." in kept  # the most used
+    assert "The area6 suite needs fixture6." not in kept  # recorded in June, never seen again
+    assert len(kept) == 5
