@@ -5,7 +5,7 @@
 The real `anthropic` client talks to tests/fake_anthropic.py. The careful model answers from the data set's labels
 (a restatement merges into the lesson it restates, a successor supersedes its stale lesson, else create); the
 careless one answers at random (create, merge, supersede or skip, with a random shown lesson; seeded). Advice is
-checked against the curation rules before it is followed (recording._agrees), so the careless model may not make
+checked against the curation rules before it is followed (curation.advice_holds), so the careless model may not make
 any figure worse than the rules alone by more than 0.05.
 """
 

@@ -1,28 +1,24 @@
 """How a new lesson relates to the ones already in memory: a restatement, an update, or something new.
 
-Pure rules, no I/O. A candidate is compared with its nearest neighbours by meaning (cosine of the stored vectors;
-by shared words for a lesson that has no vector yet). `decide` is the deterministic choice used when no model is
-asked or its answer is unusable:
+Pure rules, no I/O. A candidate is compared with its nearest neighbours by meaning (cosine of the stored vectors; by
+shared words for a lesson without one). `decide` is the choice when no model is asked or its answer is unusable:
 - a **restatement** is close in meaning and contradicts none of the other's specifics: it may leave some out or spell
-  them another way ("ninety days" is "90 days", "a day" is "24 hours": `domain.amounts`), but no amount, name or
-  decision of one may differ from the other's;
-- **another subject** is one sentence with a word or two exchanged in place ("refunds" / "credits", "iOS" /
-  "Android"), two that open on other subjects and go on alike ("Staging photos ..." / "Production photos ..."), or
-  a cause beside its fix: it never merges (that would lose a fact) unless all but the same in meaning, where the
-  exchanged word is another word for the same ("arrives" / "comes");
-- an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer",
-  "enforced since", or in wider words "down to", "since the") or flips a decision, or, closer still and about the
-  same things, states another amount of a kind the older one states; it supersedes the older one;
+  them another way ("ninety days" is "90 days": `domain.amounts`), but no amount, name or decision may differ;
+- **another subject** is one sentence with a word or two exchanged in place ("refunds" / "credits"), two that open on
+  other subjects and go on alike ("Staging photos ..." / "Production photos ..."), or a cause beside its fix: it
+  never merges (that would lose a fact) unless all but the same in meaning ("arrives" / "comes" is one word);
+- an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer", or in
+  wider words "down to", "since the") or flips a decision, or, closer still and about the same things, states
+  another amount of a kind the older one states; it supersedes the older one;
 - anything else is created.
-The same neighbours are what a model is shown when it is asked. The junk guard lives in `answers.py`, what a lesson
-says (words and specifics) in `specifics.py`. The thresholds were chosen on tune data only (the `tune` half of
-bench/data/persona_lessons.jsonl, bench/data/tune_extra*.jsonl and tune_more_*.jsonl), never on the blind set.
+A model is shown the same neighbours; its merge or supersession where the rules would create stands only when
+`advice_holds`. The junk guard lives in `answers.py`, what a lesson says in `specifics.py`. Thresholds were chosen
+on tune data only (bench/data's `tune` half, tune_extra*.jsonl, tune_more_*.jsonl), never on the blind set.
 
 A candidate's category can fix the outcome before any of that, and then no model advice changes it (`by_category`):
-`events` and `cases` are always created (each happened once: only the same words merge, since two lessons cannot
-share an id); `profile` and `preferences` update the entry of their category nearest in meaning, when one is close
-enough: a restatement counts it as seen again, anything else replaces it (the older entry goes to the history); the
-other categories, and lessons without one, follow the rule above.
+`events` and `cases` are always created (only the same words merge); `profile` and `preferences` update the entry
+of their category nearest in meaning, when one is close enough: a restatement counts it as seen again, anything else
+replaces it (the older entry goes to the history); other categories, and lessons without one, follow the rule above.
 """
 
 from __future__ import annotations
@@ -61,8 +57,8 @@ DUPLICATE_MEANING = 0.7  # a paraphrase this close, with the same specifics, say
 SYNONYM_MEANING = 0.92  # ... and this close, a word exchanged in place is another word for it ("arrives"/"comes")
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
 RETIRED_MEANING = 0.6  # reading leaves an older lesson out when a newer one this close changes its specific
-CHANGED_MEANING = 0.75  # ... this close, naming the same things and stating another amount of their kind, updates it
-CHANGED_SHARE = 0.45  # ... sharing this share of subject words
+CHANGED_MEANING, CHANGED_SHARE = 0.75, 0.45  # ... this close, sharing this share of subject words, naming the same
+# things and stating another amount of their kind, updates it
 PARALLEL_SHARE = 0.6  # share of subject words in place for two lessons to be one sentence with words exchanged
 EXCHANGED_MAX = 3  # most subject words exchanged on each side of such a parallel sentence
 CLEARLY_PARALLEL = 0.75  # ... above which a reworded phrase beside an exchanged word does not make it a paraphrase
@@ -70,13 +66,12 @@ HEAD_SHARE = 0.5  # share of the rest in place for two lessons that open on othe
 WIDER_MEANING = 0.5  # ... this close, saying a value is new in wider words ("down to", "since the"), and sharing
 WIDER_SHARE = 0.15  # this share of subject words (a shared "[offline]" tag alone lifts the cosine by 0.1), updates it
 RELATED_MEANING = 0.45  # ... this close is worth showing the model
+ADVISED_MEANING = 0.6  # a model's merge or supersession of a lesson the rules keep apart stands only this close
 NEIGHBOURS = 5
 ENTRY_MEANING = 0.5  # a profile or preference entry this close is the one a new lesson of its category updates
 
 # By shared words, for lessons without a vector (share of content words in common):
-DUPLICATE_OVERLAP = 0.75
-SAME_SUBJECT_OVERLAP = 0.6
-RELATED_OVERLAP = 0.3
+DUPLICATE_OVERLAP, SAME_SUBJECT_OVERLAP, RELATED_OVERLAP = 0.75, 0.6, 0.3
 
 
 @dataclass(frozen=True)
@@ -279,6 +274,18 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
         return False
     both = old.words & mine.words
     return len(both) >= min(2, len(old.words | mine.words)) and overlap(old.words, mine.words) >= SAME_SUBJECT_OVERLAP
+
+
+def advice_holds(action: Action, older: Neighbour, candidate: str) -> bool:
+    """Whether a model's merge into, or supersession of, a lesson the rules keep apart stands (its checks: below)."""
+    text, similarity = older.lesson.text, older.similarity
+    if (similarity is not None and similarity < ADVISED_MEANING) or cause_and_fix(text, candidate):
+        return False
+    mine, theirs = features(candidate), features(text)
+    if action == "supersede":  # it must say so, or flip a decision: another amount alone is the rules' to judge
+        return says_change(candidate) or (flips(theirs, mine) and not another_subject(text, candidate))
+    agree = amounts_agree(text, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
+    return agree and not says_change(candidate) and not another_subject(text, candidate)
 
 
 class LessonSuccession:

@@ -24,7 +24,7 @@ from nightwatch.domain.memory.curation import (
     CurationPrompt,
     Neighbour,
     RelatedLesson,
-    another_subject,
+    advice_holds,
     by_category,
     decide,
     neighbours,
@@ -32,7 +32,6 @@ from nightwatch.domain.memory.curation import (
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
 from nightwatch.domain.memory.models import Remembered
 from nightwatch.domain.memory.ports import LessonOutcome, LessonTally
-from nightwatch.domain.memory.specifics import amounts_agree, says_change
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.vectors import VectorTable, vector_key
 
@@ -94,7 +93,7 @@ def choose(
     allow_skip: bool = True,
 ) -> Curation:
     """The category's rule where it applies; else the rules' merge or supersession stands, and where they would
-    create, a model's valid advice that the rules do not refute (`_agrees`) wins."""
+    create, a model's valid advice that the rules let stand (`curation.advice_holds`) wins."""
     live = doc.live()
     text = candidate.text
     if copies_several(text, live):
@@ -102,21 +101,14 @@ def choose(
     fixed = fixed_by_category(candidate, live, table)
     if fixed is not None:
         return fixed
-    rule = decide(text, live, near(text, live, table))
+    close = near(text, live, table)
+    rule = decide(text, live, close)
     if rule.action != "create" or hint is None or not _usable(hint, text, live, allow_skip=allow_skip):
         return rule  # what the rules found stands; a model may find what they missed
-    return hint if _agrees(hint, text, live) else rule
-
-
-def _agrees(hint: Curation, text: str, live: Sequence[Lesson]) -> bool:
-    """Whether the rules let a model's merge or supersession stand: never one that would lose a fact (the two are
-    one sentence about other things, or a merge would drop a changed amount or a said change)."""
-    target = next((lesson for lesson in live if lesson.id == hint.target), None)
-    if target is None or hint.action not in ("merge", "supersede"):
-        return True
-    if another_subject(target.text, text):
-        return False
-    return hint.action == "supersede" or (amounts_agree(target.text, text) and not says_change(text))
+    if hint.action not in ("merge", "supersede"):
+        return hint
+    target = next((n for n in close if n.lesson.id == hint.target), None)
+    return hint if target is not None and advice_holds(hint.action, target, text) else rule
 
 
 def _usable(hint: Curation, text: str, live: Sequence[Lesson], *, allow_skip: bool) -> bool:

@@ -135,11 +135,11 @@ def test_the_model_still_advises_on_a_lesson_the_category_does_not_settle() -> N
     memory, _ = service(llm, model=True)
     first = memory.remember(DEV, "p", "Squash commits when merging feature branches.", category="entities")
     llm.default[Purpose.CURATION] = json.dumps({"action": "supersede", "target": first.id})
-    memory.remember(DEV, "p", "Feature branches get their commits squashed by the bot.", category="entities")
+    memory.remember(DEV, "p", "Feature branches now get their commits squashed by the bot.", category="entities")
     [prompt] = llm.calls(Purpose.CURATION)
     assert "(category: entities)" in prompt.system.text
     assert f"[{first.id}] (entities) Squash commits" in prompt.system.text
-    assert [text for text, _, _ in live(memory)] == ["Feature branches get their commits squashed by the bot."]
+    assert [text for text, _, _ in live(memory)] == ["Feature branches now get their commits squashed by the bot."]
 
 
 def test_remember_refuses_a_category_that_is_none_and_an_overview_too_long() -> None:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from nightwatch.domain.memory.curation import Neighbour, another_subject, decide, is_duplicate
+from nightwatch.domain.memory.curation import Neighbour, advice_holds, another_subject, decide, is_duplicate
 from nightwatch.domain.memory.specifics import changed_amount
 from nightwatch.domain.models import Lesson
 
@@ -112,3 +112,15 @@ def test_a_changed_amount_needs_an_amount_of_the_same_kind() -> None:
     assert changed_amount("Builds time out after 30 minutes.", "Builds time out after 45 minutes.")
     assert not changed_amount("Builds time out after 30 minutes.", "Builds time out after 30 minutes on 4 runners.")
     assert not changed_amount("Builds time out after 30 minutes.", "Builds are capped at 2 GB of cache.")
+
+
+def test_a_models_advice_where_the_rules_would_create_stands_only_on_the_rules_checks() -> None:
+    widget = Lesson("a", "The recommendations widget gets a 150 ms timeout; it must never block the page.", T)
+    other = "The reviews widget gets a 300 ms timeout; it must never block the page either."
+    assert not advice_holds("supersede", Neighbour(widget, 0.8), other)  # another amount alone: the rules judge
+    assert advice_holds("supersede", Neighbour(widget, 0.8), "The recommendations widget now gets 300 ms.")
+    assert not advice_holds("supersede", Neighbour(widget, 0.5), "The recommendations widget now gets 300 ms.")
+    restated = "Recommendations must never block the page: their widget times out after 150 ms."
+    assert advice_holds("merge", Neighbour(widget, 0.75), restated)
+    assert not advice_holds("merge", Neighbour(widget, 0.55), restated)  # not close enough to trust a merge
+    assert not advice_holds("merge", Neighbour(widget, 0.9), other)  # it would drop an amount
