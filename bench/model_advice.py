@@ -1,6 +1,6 @@
 """Curation with a model's advice: the write path with the fake Anthropic server as a careful and a careless model.
 
-    python -m bench.model_advice [--dataset FILE.jsonl] [--split tune|report]
+    python -m bench.model_advice [--dataset FILE.jsonl] [--split tune|report] [--seeds 1,2,3,7]
 
 The real `anthropic` client talks to tests/fake_anthropic.py. The careful model answers from the data set's labels
 (a restatement merges into the lesson it restates, a successor supersedes its stale lesson, else create); the
@@ -75,20 +75,29 @@ def with_model(path: str, responder: Responder, split: str | None, encoder: Cach
         return measure(path, llm=llm, encoder=encoder, split=split)
 
 
+FIGURES = ("duplicates_merged", "not_duplicates_kept", "stale_left_out", "block_recall")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Write path with a careful and a careless model's advice.")
     parser.add_argument("--dataset", default="bench/data/persona_lessons.jsonl")
     parser.add_argument("--split", choices=("tune", "report"))
+    parser.add_argument("--seeds", default="1,2,3,7", help="the careless model's seeds, comma-separated")
     args = parser.parse_args(argv)
     encoder = CachedEncoder()
-    results = {
-        "rules": measure(args.dataset, encoder=encoder, split=args.split),
-        "careful": with_model(args.dataset, careful(args.dataset), args.split, encoder),
-        "careless": with_model(args.dataset, careless(), args.split, encoder),
-    }
+    rules = measure(args.dataset, encoder=encoder, split=args.split)
+    results = {"rules": rules, "careful": with_model(args.dataset, careful(args.dataset), args.split, encoder)}
+    seeds = [int(seed) for seed in args.seeds.split(",")]
+    results |= {f"careless {seed}": with_model(args.dataset, careless(seed), args.split, encoder) for seed in seeds}
     for name, result in results.items():
         print(f"{name}: {summary(result)}")
-    return 0
+    worst = {
+        name: min((r[name] or 0.0) - (rules[name] or 0.0) for key, r in results.items() if key.startswith("careless"))
+        for name in FIGURES
+    }
+    print("careless, worst change from the rules alone (at most -0.05 allowed): " + ", ".join(
+        f"{name} {change:+.3f}" for name, change in worst.items()))  # fmt: skip
+    return 1 if any(change < -0.05 for change in worst.values()) else 0
 
 
 if __name__ == "__main__":
