@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -154,28 +153,6 @@ def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: Cach
     )
     model += f", {split} half" if split else ""
     return {"dataset": path, "budget": budget, "model": model, **counts.report()}
-
-
-def side_by_side(
-    retrieval: Sequence[dict[str, Any]], written: Sequence[dict[str, Any]], compacted: Sequence[dict[str, Any]]
-) -> str:
-    """Issue 19's figures, one data set a row, from one run: the write path's four, reading's `stale_ok` with
-    curation off (bench.retrieval's default method), and compaction's (bench.compaction)."""
-
-    def cell(value: Any) -> str:
-        return "-" if value is None else f"{value:.2f}" if isinstance(value, float) else str(value)
-
-    head = ("data set", "merged", "kept apart", "stale out", "block recall", "stale_ok", "lost", "newest-50 recall")
-    rows = [head]
-    for found, wrote, compact in zip(retrieval, written, compacted, strict=True):
-        default = found["methods"]["default"]
-        rows.append((Path(wrote["dataset"]).name, *(cell(wrote[key]) for key in (
-            "duplicates_merged", "not_duplicates_kept", "stale_left_out", "block_recall")),
-            cell(default.get("stale_ok")), cell(compact["lost"]), cell(compact["newest_recall"])))  # fmt: skip
-    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-    lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip() for row in rows]
-    targets = "targets on data nobody tuned to: 0.80 / 0.95 / 0.90 / 0.95, stale_ok 0.85, lost 0, newest-50 0.95"
-    return "\n".join(["issue 19, side by side (-: the data has no such labels)", *lines, targets])
 
 
 def summary(result: dict[str, Any]) -> str:

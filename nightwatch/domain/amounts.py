@@ -95,9 +95,8 @@ def amounts(text: str) -> frozenset[str]:
             found.add(_normalised(value, unit if unit in ("s", "ms") else unit.rstrip("s"), match.group("cur")))
     for match in _BARE.finditer(_WITH_UNIT.sub(" ", lowered)):
         if match.group("num") or (match.group("word") and match.group("word").lower() != "one"):
-            value = _number(match)
-            found.add(_normalised(value, "", match.group("cur")) if value is not None else "")
-    return frozenset(found - {""})
+            found.add(_normalised(_number(match) or 0.0, "", match.group("cur")))
+    return frozenset(found)
 
 
 def _normalised(value: float, unit: str, currency: str | None = None) -> str:

@@ -31,7 +31,6 @@ from typing import ClassVar, Literal
 from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import (
     UPDATE,
-    Features,
     amounts_agree,
     cause_and_fix,
     changed_amount,
@@ -134,9 +133,10 @@ class CurationPrompt(Prompt):
         )
 
 
-def _same_names(a: Features, b: Features) -> bool:
-    """No component named in one is missing from the other, unless one names a subset of the other's."""
-    return a.names <= b.names or b.names <= a.names
+def _agree(a: str, b: str) -> bool:
+    """No amount, day, name or decision of one contradicts the other's (one may leave some out)."""
+    fa, fb = features(a), features(b)
+    return amounts_agree(a, b) and (fa.names <= fb.names or fb.names <= fa.names) and not flips(fa, fb)
 
 
 def neighbours(
@@ -210,10 +210,9 @@ def is_duplicate(a: str, b: str, similarity: float | None = None) -> bool:
 def _restates(old: str, similarity: float | None, candidate: str) -> bool:
     theirs, mine = features(old), features(candidate)
     if similarity is not None:  # by meaning: one may leave out a specific, neither may contradict the other's
-        agree = amounts_agree(old, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
         parallel = similarity < SYNONYM_MEANING and another_subject(old, candidate)
         close = similarity >= DUPLICATE_MEANING and not parallel
-        return agree and close and not says_change(candidate)
+        return _agree(old, candidate) and close and not says_change(candidate)
     if not same_specifics(theirs, mine):
         return False
     if not theirs.words or not mine.words or (theirs.words - mine.words and mine.words - theirs.words):
@@ -284,8 +283,7 @@ def advice_holds(action: Action, older: Neighbour, candidate: str) -> bool:
     mine, theirs = features(candidate), features(text)
     if action == "supersede":  # it must say so, or flip a decision: another amount alone is the rules' to judge
         return says_change(candidate) or (flips(theirs, mine) and not another_subject(text, candidate))
-    agree = amounts_agree(text, candidate) and _same_names(theirs, mine) and not flips(theirs, mine)
-    return agree and not says_change(candidate) and not another_subject(text, candidate)
+    return _agree(text, candidate) and not says_change(candidate) and not another_subject(text, candidate)
 
 
 class LessonSuccession:
