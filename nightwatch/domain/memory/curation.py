@@ -35,6 +35,7 @@ from nightwatch.domain.memory.specifics import (
     cause_and_fix,
     changed_amount,
     conflict,
+    covers,
     features,
     flips,
     heads,
@@ -294,5 +295,5 @@ class LessonSuccession:
 
     def retires(self, older: str, newer: str, similarity: float) -> bool:
         specific = changed_amount(older, newer) or flips(features(older), features(newer))
-        close = similarity >= RETIRED_MEANING and same_things(older, newer, SAME_SUBJECT_OVERLAP)
+        close = similarity >= RETIRED_MEANING and covers(older, newer, SAME_SUBJECT_OVERLAP)
         return close and specific and not another_subject(older, newer)

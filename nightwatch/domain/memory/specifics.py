@@ -238,3 +238,12 @@ def same_things(older: str, newer: str, share: float) -> bool:
     """Both name the same things (one may name fewer) and share at least `share` of their subject words."""
     old, new = features(older), features(newer)
     return (old.names <= new.names or new.names <= old.names) and overlap(old.words, new.words) >= share
+
+
+def covers(older: str, newer: str, share: float) -> bool:
+    """Both name the same things (one may name fewer), and at least `share` of the shorter one's subject words are
+    in the other: a newer lesson that adds why or since when is still about the same thing."""
+    old, new = features(older), features(newer)
+    shorter = min(len(old.words), len(new.words))
+    same_names = old.names <= new.names or new.names <= old.names
+    return same_names and shorter > 0 and len(old.words & new.words) / shorter >= share

@@ -8,7 +8,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from nightwatch.domain.memory.curation import Neighbour, advice_holds, another_subject, decide, is_duplicate
+from nightwatch.domain.memory.curation import (
+    LessonSuccession,
+    Neighbour,
+    advice_holds,
+    another_subject,
+    decide,
+    is_duplicate,
+)
 from nightwatch.domain.memory.specifics import changed_amount
 from nightwatch.domain.models import Lesson
 
@@ -112,6 +119,15 @@ def test_a_changed_amount_needs_an_amount_of_the_same_kind() -> None:
     assert changed_amount("Builds time out after 30 minutes.", "Builds time out after 45 minutes.")
     assert not changed_amount("Builds time out after 30 minutes.", "Builds time out after 30 minutes on 4 runners.")
     assert not changed_amount("Builds time out after 30 minutes.", "Builds are capped at 2 GB of cache.")
+
+
+def test_reading_retires_an_older_amount_even_when_the_newer_lesson_adds_why() -> None:
+    succession = LessonSuccession()
+    older = "Audit logs are retained for 7 years."
+    newer = "Audit logs are kept 10 years after the regulator's inspection finding in May."
+    assert succession.retires(older, newer, 0.8)  # the newer one's extra words do not make it another subject
+    assert not succession.retires(older, "Audit logs are retained for 7 years in cold storage.", 0.9)  # same amount
+    assert not succession.retires(older, "Deploy logs are kept 10 days in the build bucket.", 0.7)  # another thing
 
 
 def test_a_models_advice_where_the_rules_would_create_stands_only_on_the_rules_checks() -> None:
