@@ -12,8 +12,7 @@ shared words for a lesson without one). `decide` is the choice when no model is 
   another amount of a kind the older one states; it supersedes the older one;
 - anything else is created.
 A model is shown the same neighbours; its merge or supersession where the rules would create stands only when
-`advice_holds`. The junk guard lives in `answers.py`, what a lesson says in `specifics.py`. Thresholds were chosen
-on tune data only (bench/data's `tune` half, tune_extra*.jsonl, tune_more_*.jsonl), never on the blind set.
+`advice_holds`. Thresholds were chosen on tune data only (bench/data's `tune` half, tune_extra*, tune_more_*).
 
 A candidate's category can fix the outcome before any of that, and then no model advice changes it (`by_category`):
 `events` and `cases` are always created (only the same words merge); `profile` and `preferences` update the entry
@@ -57,6 +56,7 @@ DUPLICATE_MEANING = 0.7  # a paraphrase this close, with the same specifics, say
 SYNONYM_MEANING = 0.92  # ... and this close, a word exchanged in place is another word for it ("arrives"/"comes")
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
 RETIRED_MEANING = 0.6  # reading leaves an older lesson out when a newer one this close changes its specific
+RANKED_SHARE = 0.5  # ... and ranks the newer first when it changes an amount and shares this of the shorter's words
 CHANGED_MEANING, CHANGED_SHARE = 0.75, 0.45  # ... this close, sharing this share of subject words, naming the same
 # things and stating another amount of their kind, updates it
 PARALLEL_SHARE = 0.6  # share of subject words in place for two lessons to be one sentence with words exchanged
@@ -77,10 +77,7 @@ DUPLICATE_OVERLAP, SAME_SUBJECT_OVERLAP, RELATED_OVERLAP = 0.75, 0.6, 0.3
 @dataclass(frozen=True)
 class Curation:
     """What to do with a new lesson: create it, merge it into `target`, skip it, or supersede `target` with it.
-
-    "update" (never a model's answer) supersedes `target` and carries its pin and counts over: the same entry with
-    newer words (see `by_category`).
-    """
+    "update" (never a model's answer) supersedes `target` keeping its pin and counts: one entry in newer words."""
 
     action: Action
     target: str | None = None
@@ -288,12 +285,15 @@ def advice_holds(action: Action, older: Neighbour, candidate: str) -> bool:
 
 
 class LessonSuccession:
-    """Curation's rule for an update, as reading asks it (recall's Succession port): does `newer` replace `older`?"""
+    """Curation's rule for an update, as reading asks it (recall's Succession port). Reading also ranks the newer of
+    two lessons first when it states another amount of what the older covers; it leaves the older out of the block
+    only when curation's own rule sees the update and an amount or a decision surely changed."""
 
     def replaces(self, older: str, newer: str, similarity: float) -> bool:
-        return _updates(older, similarity, newer)
+        amount = similarity >= RETIRED_MEANING and changed_amount(older, newer) and not cause_and_fix(older, newer)
+        return _updates(older, similarity, newer) or (amount and covers(older, newer, RANKED_SHARE))
 
     def retires(self, older: str, newer: str, similarity: float) -> bool:
         specific = changed_amount(older, newer) or flips(features(older), features(newer))
         close = similarity >= RETIRED_MEANING and covers(older, newer, SAME_SUBJECT_OVERLAP)
-        return close and specific and not another_subject(older, newer)
+        return close and specific and not another_subject(older, newer) and _updates(older, similarity, newer)

@@ -4,8 +4,8 @@ Among the best-ranked lessons, two close in meaning are shown to the Succession 
 curation rule for an update). When the newer one updates the older, the newer takes the better of their two places
 and the older follows it; when the newer surely replaces it (the same things with a specific changed, not only a
 word like "now", which conversation is full of), the older is also left out of the block a turn is given (a pinned
-lesson never is). Only
-the head of the ranking is looked at, so a read pays for a few dozen dot products at most.
+lesson never is), and that successor wins over one met earlier that only ranked first. Only the head of the ranking
+is looked at, so a read pays for a few dozen dot products at most.
 """
 
 from __future__ import annotations
@@ -42,12 +42,13 @@ def newer_first(
             if similarity < SAME_POINT:
                 continue
             older, newer = sorted((first, second), key=lambda i: lessons[i].recorded_at)
-            if older in successor or older in pinned or lessons[older].recorded_at == lessons[newer].recorded_at:
+            if older in left_out or older in pinned or lessons[older].recorded_at == lessons[newer].recorded_at:
                 continue
             if succession.replaces(lessons[older].text, lessons[newer].text, similarity):
-                successor[older] = newer
                 if succession.retires(lessons[older].text, lessons[newer].text, similarity):
+                    successor[older] = newer  # the one that retires it wins over one that only ranks first
                     left_out.add(older)
+                successor.setdefault(older, newer)
     if not successor:
         return order, frozenset()
     placed: list[int] = []

@@ -121,13 +121,21 @@ def test_a_changed_amount_needs_an_amount_of_the_same_kind() -> None:
     assert not changed_amount("Builds time out after 30 minutes.", "Builds are capped at 2 GB of cache.")
 
 
-def test_reading_retires_an_older_amount_even_when_the_newer_lesson_adds_why() -> None:
+def test_reading_ranks_a_newer_amount_first_and_retires_it_when_the_update_is_sure() -> None:
     succession = LessonSuccession()
     older = "Audit logs are retained for 7 years."
     newer = "Audit logs are kept 10 years after the regulator's inspection finding in May."
-    assert succession.retires(older, newer, 0.8)  # the newer one's extra words do not make it another subject
-    assert not succession.retires(older, "Audit logs are retained for 7 years in cold storage.", 0.9)  # same amount
-    assert not succession.retires(older, "Deploy logs are kept 10 days in the build bucket.", 0.7)  # another thing
+    assert succession.replaces(older, newer, 0.8)  # another amount of what the older covers: the newer ranks first
+    assert not succession.retires(older, newer, 0.8)  # ... but curation's rule sees no update: the older stays
+    said = "Audit logs are kept 10 years now, after the regulator's inspection finding in May."
+    assert succession.replaces(older, said, 0.8)
+    assert succession.retires(older, said, 0.8)
+    same = "Audit logs are retained for 7 years in cold storage."
+    assert not succession.replaces(older, same, 0.9)
+    assert not succession.retires(older, same, 0.9)
+    other = "Deploy logs are kept 10 days in the build bucket."
+    assert not succession.replaces(older, other, 0.7)
+    assert not succession.retires(older, other, 0.7)
 
 
 def test_a_models_advice_where_the_rules_would_create_stands_only_on_the_rules_checks() -> None:

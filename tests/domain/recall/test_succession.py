@@ -9,6 +9,7 @@ import numpy as np
 from nightwatch.domain.memory import LessonSuccession
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import Recall
+from nightwatch.domain.recall.succession import newer_first
 from nightwatch.domain.vectors import LessonVectors
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -58,3 +59,39 @@ def test_a_pinned_lesson_is_never_left_out() -> None:
     table = vectors([1.0, 0.1, 0.0], [0.8, 0.5, 0.0])
     chosen = recall(LessonSuccession()).select([pinned, NEW], "rotate keys", NOW, 1000, lambda _: 10, table)
     assert {lesson.id for lesson in chosen} == {"old", "new"}
+
+
+def test_a_newer_amount_ranks_first_and_both_stay_when_curation_sees_no_update() -> None:
+    kept = Lesson("kept", "Audit logs are retained for 7 years.", datetime(2026, 1, 5, tzinfo=UTC), seen=4)
+    text = "Audit logs are kept 10 years after the regulator's inspection in May."
+    longer = Lesson("longer", text, datetime(2026, 5, 2, tzinfo=UTC))
+    table = vectors([1.0, 0.1, 0.0], [0.8, 0.5, 0.0])
+    without = [s.lesson.id for s in recall(None).rank([kept, longer], "audit log retention", NOW, table)]
+    assert without == ["kept", "longer"]
+    ranked = [s.lesson.id for s in recall(LessonSuccession()).rank([kept, longer], "audit log retention", NOW, table)]
+    assert ranked == ["longer", "kept"]
+    chosen = recall(LessonSuccession()).select([kept, longer], "audit logs", NOW, 1000, lambda _: 10, table)
+    assert {lesson.id for lesson in chosen} == {"kept", "longer"}
+
+
+class ByPairs:
+    """A Succession that answers from a table: (older, newer) pairs that rank first, and those that retire."""
+
+    def __init__(self, ranks: set[tuple[str, str]], retires: set[tuple[str, str]]) -> None:
+        self._ranks, self._retires = ranks, retires
+
+    def replaces(self, older: str, newer: str, similarity: float) -> bool:
+        return (older, newer) in self._ranks
+
+    def retires(self, older: str, newer: str, similarity: float) -> bool:
+        return (older, newer) in self._retires
+
+
+def test_a_successor_that_retires_the_older_wins_over_one_that_only_ranks_first() -> None:
+    days = [datetime(2026, month, 1, tzinfo=UTC) for month in (1, 2, 3)]
+    lessons = [Lesson(text, text, day) for text, day in zip(("a", "b", "c"), days, strict=True)]
+    same = vectors([1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    succession = ByPairs(ranks={("a", "b"), ("a", "c")}, retires={("a", "c")})
+    order, left_out = newer_first(lessons, np.array([0, 1, 2]), same, succession)
+    assert left_out == {0}  # "b" was met first and only ranks first; "c" retires "a"
+    assert order.tolist().index(2) < order.tolist().index(0)
