@@ -26,6 +26,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +35,14 @@ import numpy as np
 from bench.retrieval_data import Case, load
 from bench.vectors import CachedEncoder
 from bench.write_path import measure
-from nightwatch.domain.memory import LessonSuccession, curation, specifics
+from nightwatch.domain.memory import curation, specifics
+from nightwatch.domain.models import Lesson
 
 DATA = Path(__file__).parent / "data"
 TUNE = ("persona_lessons.jsonl", "tune_extra.jsonl", "tune_extra2.jsonl", *(f"tune_more_{n}.jsonl" for n in (1, 2, 3)))
 NEITHER, RESTATES, UPDATES = 0, 1, 2
 MERGE_AT = (0.5, 0.6, 0.7)
+_DAY = datetime(2026, 1, 1, tzinfo=UTC)
 SETTINGS = ((0.5, 0.5), (0.6, 0.5), (0.7, 0.5), (0.5, 0.35), (0.6, 0.35))  # (merge at, supersede at) probability
 
 
@@ -90,7 +93,7 @@ def signals(pair: Pair) -> list[float]:
         change, s.flips(fo, fn), s.changed_amount(older, newer), curation.another_subject(older, newer),
         s.cause_and_fix(older, newer), s.UPDATE.search(newer) is not None, s.same_things(older, newer, 0.45),
         fo.names == fn.names, s.says_change(older), curation.is_duplicate(older, newer, cosine),
-        LessonSuccession().replaces(older, newer, cosine), cosine * agree, cosine * change,
+        _replaces(pair), cosine * agree, cosine * change,
         min(len(older), len(newer)) / max(len(older), len(newer)),
     ]  # fmt: skip
 
@@ -149,7 +152,9 @@ def rule_actions(found: list[Pair]) -> np.ndarray:
 
 
 def _replaces(pair: Pair) -> bool:
-    return LessonSuccession().replaces(pair.older, pair.newer, pair.cosine)
+    """Whether `curation.decide` supersedes the older lesson with the newer (its update rule, not reading's)."""
+    older = Lesson(id="older", text=pair.older, recorded_at=_DAY)
+    return curation.decide(pair.newer, [older], [curation.Neighbour(older, pair.cosine)]).action == "supersede"
 
 
 def hybrid_actions(found: list[Pair], p: np.ndarray, merge_at: float) -> np.ndarray:
