@@ -38,6 +38,7 @@ from nightwatch.domain.memory.specifics import (
     features,
     flips,
     heads,
+    names_agree,
     overlap,
     same_specifics,
     same_things,
@@ -134,7 +135,7 @@ class CurationPrompt(Prompt):
 def _agree(a: str, b: str) -> bool:
     """No amount, day, name or decision of one contradicts the other's (one may leave some out)."""
     fa, fb = features(a), features(b)
-    return amounts_agree(a, b) and (fa.names <= fb.names or fb.names <= fa.names) and not flips(fa, fb)
+    return amounts_agree(a, b) and names_agree(fa, fb) and not flips(fa, fb)
 
 
 def neighbours(

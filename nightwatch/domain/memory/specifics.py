@@ -234,10 +234,15 @@ def changed_amount(older: str, newer: str) -> bool:
     return bool(days_old - days_new) and bool(days_new - days_old)
 
 
+def names_agree(fa: Features, fb: Features) -> bool:
+    """Both name the same things, one perhaps fewer."""
+    return fa.names <= fb.names or fb.names <= fa.names
+
+
 def same_things(older: str, newer: str, share: float) -> bool:
     """Both name the same things (one may name fewer) and share at least `share` of their subject words."""
     old, new = features(older), features(newer)
-    return (old.names <= new.names or new.names <= old.names) and overlap(old.words, new.words) >= share
+    return names_agree(old, new) and overlap(old.words, new.words) >= share
 
 
 def covers(older: str, newer: str, share: float) -> bool:
@@ -245,5 +250,4 @@ def covers(older: str, newer: str, share: float) -> bool:
     in the other: a newer lesson that adds why or since when is still about the same thing."""
     old, new = features(older), features(newer)
     shorter = min(len(old.words), len(new.words))
-    same_names = old.names <= new.names or new.names <= old.names
-    return same_names and shorter > 0 and len(old.words & new.words) / shorter >= share
+    return names_agree(old, new) and shorter > 0 and len(old.words & new.words) / shorter >= share
