@@ -9,15 +9,12 @@ shared words for a lesson without one). `decide` is the choice when no model is 
   never merges (that would lose a fact) unless all but the same in meaning ("arrives" / "comes" is one word);
 - an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer", or in
   wider words "down to", "since the") or flips a decision, or, closer still and about the same things, states
-  another amount of a kind the older one states; it supersedes the older one;
-- anything else is created.
+  another amount of a kind the older one states; it supersedes the older one; anything else is created.
 A model is shown the same neighbours; its merge or supersession where the rules would create stands only when
 `advice_holds`. Thresholds were chosen on tune data only (bench/data's `tune` half, tune_extra*, tune_more_*).
-
-A candidate's category can fix the outcome before any of that, and then no model advice changes it (`by_category`):
-`events` and `cases` are always created (only the same words merge); `profile` and `preferences` update the entry
-of their category nearest in meaning, when one is close enough: a restatement counts it as seen again, anything else
-replaces it (the older entry goes to the history); other categories, and lessons without one, follow the rule above.
+A candidate's category can fix the outcome first, and then no model advice changes it (`by_category`): `events` and
+`cases` are always created (only the same words merge); `profile` and `preferences` update their category's nearest
+entry when close enough (a restatement counts it as seen again, anything else replaces it).
 """
 
 from __future__ import annotations
@@ -56,10 +53,11 @@ Action = Literal["create", "merge", "skip", "supersede", "update"]
 DUPLICATE_MEANING = 0.7  # a paraphrase this close, with the same specifics, says the same thing
 SYNONYM_MEANING = 0.92  # ... and this close, a word exchanged in place is another word for it ("arrives"/"comes")
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
-RETIRED_MEANING = 0.6  # reading leaves an older lesson out when a newer one this close changes its specific
-RANKED_SHARE = 0.5  # ... and ranks the newer first when it changes an amount and shares this of the shorter's words
 CHANGED_MEANING, CHANGED_SHARE = 0.75, 0.45  # ... this close, sharing this share of subject words, naming the same
 # things and stating another amount of their kind, updates it
+RETIRED_MEANING = 0.6  # reading leaves an older lesson out when a newer one this close changes its specific
+RANKED_SHARE = 0.5  # ... and ranks the newer first when it changes an amount and shares this of the shorter's words
+OUTRANKED_MEANING = 0.7  # ... and leaves the older out, for a question it ranks below the newer on, this close
 PARALLEL_SHARE = 0.6  # share of subject words in place for two lessons to be one sentence with words exchanged
 EXCHANGED_MAX = 3  # most subject words exchanged on each side of such a parallel sentence
 CLEARLY_PARALLEL = 0.75  # ... above which a reworded phrase beside an exchanged word does not make it a paraphrase
@@ -134,8 +132,7 @@ class CurationPrompt(Prompt):
 
 def _agree(a: str, b: str) -> bool:
     """No amount, day, name or decision of one contradicts the other's (one may leave some out)."""
-    fa, fb = features(a), features(b)
-    return amounts_agree(a, b) and names_agree(fa, fb) and not flips(fa, fb)
+    return amounts_agree(a, b) and names_agree(fa := features(a), fb := features(b)) and not flips(fa, fb)
 
 
 def neighbours(
@@ -286,15 +283,18 @@ def advice_holds(action: Action, older: Neighbour, candidate: str) -> bool:
 
 
 class LessonSuccession:
-    """Curation's rule for an update, as reading asks it (recall's Succession port). Reading also ranks the newer of
-    two lessons first when it states another amount of what the older covers; it leaves the older out of the block
-    only when curation's own rule sees the update and an amount or a decision surely changed."""
+    """Curation's rule for an update, as reading asks it (recall's Succession port); see recall/succession.py."""
 
     def replaces(self, older: str, newer: str, similarity: float) -> bool:
+        """The newer ranks first: curation's update, or another amount of what the older covers (RANKED_SHARE)."""
         amount = similarity >= RETIRED_MEANING and changed_amount(older, newer) and not cause_and_fix(older, newer)
         return _updates(older, similarity, newer) or (amount and covers(older, newer, RANKED_SHARE))
 
-    def retires(self, older: str, newer: str, similarity: float) -> bool:
+    def retires(self, older: str, newer: str, similarity: float, *, ranked_below: bool = False) -> bool:
+        """The older is left out: curation's update that changes an amount or a decision, or where it ranks below."""
+        if similarity < RETIRED_MEANING or another_subject(older, newer):
+            return False
+        if ranked_below and similarity >= OUTRANKED_MEANING and not _restates(older, similarity, newer):
+            return self.replaces(older, newer, similarity)
         specific = changed_amount(older, newer) or flips(features(older), features(newer))
-        close = similarity >= RETIRED_MEANING and covers(older, newer, SAME_SUBJECT_OVERLAP)
-        return close and specific and not another_subject(older, newer) and _updates(older, similarity, newer)
+        return specific and covers(older, newer, SAME_SUBJECT_OVERLAP) and _updates(older, similarity, newer)

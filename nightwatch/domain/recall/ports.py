@@ -20,6 +20,7 @@ class Succession(Protocol):
         """Whether `newer` updates `older` (the same point with a specific changed, or reversed), given their cosine."""
         ...
 
-    def retires(self, older: str, newer: str, similarity: float) -> bool:
-        """Whether `newer` surely replaces `older`: the same things with a specific changed, so `older` may go."""
+    def retires(self, older: str, newer: str, similarity: float, *, ranked_below: bool = False) -> bool:
+        """Whether `newer` replaces `older` so surely that `older` may go: the same things with a specific changed.
+        `ranked_below`: for the question being read, `older` ranks below `newer` on its own."""
         ...

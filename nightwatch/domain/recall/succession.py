@@ -4,7 +4,9 @@ Among the best-ranked lessons, two close in meaning are shown to the Succession 
 curation rule for an update). When the newer one updates the older, the newer takes the better of their two places
 and the older follows it; when the newer surely replaces it (the same things with a specific changed, not only a
 word like "now", which conversation is full of), the older is also left out of the block a turn is given (a pinned
-lesson never is), and that successor wins over one met earlier that only ranked first. Only the head of the ranking
+lesson never is), and that successor wins over one met earlier that only ranked first. For a question the older
+already ranks below the newer on, a newer that ranks first is enough to leave it out when the two are closer still
+and do not restate each other: a question whose answer the older holds ranks it first. Only the head of the ranking
 is looked at, so a read pays for a few dozen dot products at most.
 """
 
@@ -45,7 +47,8 @@ def newer_first(
             if older in left_out or older in pinned or lessons[older].recorded_at == lessons[newer].recorded_at:
                 continue
             if succession.replaces(lessons[older].text, lessons[newer].text, similarity):
-                if succession.retires(lessons[older].text, lessons[newer].text, similarity):
+                below = older == second  # for this question, the older already ranks below the newer
+                if succession.retires(lessons[older].text, lessons[newer].text, similarity, ranked_below=below):
                     successor[older] = newer  # the one that retires it wins over one that only ranks first
                     left_out.add(older)
                 successor.setdefault(older, newer)

@@ -138,6 +138,20 @@ def test_reading_ranks_a_newer_amount_first_and_retires_it_when_the_update_is_su
     assert not succession.retires(older, other, 0.7)
 
 
+def test_reading_leaves_the_older_out_where_it_ranks_below_a_newer_that_ranks_first() -> None:
+    succession = LessonSuccession()
+    older = "Audit logs are retained for 7 years."
+    newer = "Audit logs are kept 10 years after the regulator's inspection finding in May."
+    assert succession.retires(older, newer, 0.8, ranked_below=True)
+    assert not succession.retires(older, newer, 0.65, ranked_below=True)  # not close enough
+    restated = "Audit logs are retained for seven years."
+    assert not succession.retires(older, restated, 0.9, ranked_below=True)  # the same point: both may stay
+    swapped = "Access logs are retained for 10 years."
+    assert not succession.retires(older, swapped, 0.8, ranked_below=True)  # another subject
+    same = "Audit logs are retained for 7 years in cold storage."
+    assert not succession.retires(older, same, 0.9, ranked_below=True)  # the newer does not rank first
+
+
 def test_a_models_advice_where_the_rules_would_create_stands_only_on_the_rules_checks() -> None:
     widget = Lesson("a", "The recommendations widget gets a 150 ms timeout; it must never block the page.", T)
     other = "The reviews widget gets a 300 ms timeout; it must never block the page either."

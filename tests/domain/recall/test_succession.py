@@ -74,17 +74,31 @@ def test_a_newer_amount_ranks_first_and_both_stay_when_curation_sees_no_update()
     assert {lesson.id for lesson in chosen} == {"kept", "longer"}
 
 
+def test_a_newer_amount_leaves_the_older_out_of_a_question_the_older_ranks_below_on() -> None:
+    kept = Lesson("kept", "Audit logs are retained for 7 years.", datetime(2026, 1, 5, tzinfo=UTC))
+    text = "Audit logs are kept 10 years after the regulator's inspection in May."
+    longer = Lesson("longer", text, datetime(2026, 5, 2, tzinfo=UTC))
+    table = vectors([0.8, 0.5, 0.0], [1.0, 0.1, 0.0])  # the query matches the newer better on its own
+    without = [s.lesson.id for s in recall(None).rank([kept, longer], "audit log retention", NOW, table)]
+    assert without == ["longer", "kept"]
+    chosen = recall(LessonSuccession()).select([kept, longer], "audit logs", NOW, 1000, lambda _: 10, table)
+    assert [lesson.id for lesson in chosen] == ["longer"]
+
+
+Pairs = set[tuple[str, str]] | frozenset[tuple[str, str]]
+
+
 class ByPairs:
     """A Succession that answers from a table: (older, newer) pairs that rank first, and those that retire."""
 
-    def __init__(self, ranks: set[tuple[str, str]], retires: set[tuple[str, str]]) -> None:
-        self._ranks, self._retires = ranks, retires
+    def __init__(self, ranks: Pairs, retires: Pairs, below: Pairs = frozenset()) -> None:
+        self._ranks, self._retires, self._below = ranks, retires, below  # below: retires only when ranked below
 
     def replaces(self, older: str, newer: str, similarity: float) -> bool:
         return (older, newer) in self._ranks
 
-    def retires(self, older: str, newer: str, similarity: float) -> bool:
-        return (older, newer) in self._retires
+    def retires(self, older: str, newer: str, similarity: float, *, ranked_below: bool = False) -> bool:
+        return (older, newer) in self._retires or (ranked_below and (older, newer) in self._below)
 
 
 def test_a_successor_that_retires_the_older_wins_over_one_that_only_ranks_first() -> None:
@@ -95,3 +109,15 @@ def test_a_successor_that_retires_the_older_wins_over_one_that_only_ranks_first(
     order, left_out = newer_first(lessons, np.array([0, 1, 2]), same, succession)
     assert left_out == {0}  # "b" was met first and only ranks first; "c" retires "a"
     assert order.tolist().index(2) < order.tolist().index(0)
+
+
+def test_the_older_is_asked_about_as_ranked_below_only_when_the_ranking_puts_it_below() -> None:
+    days = [datetime(2026, month, 1, tzinfo=UTC) for month in (1, 2)]
+    lessons = [Lesson(text, text, day) for text, day in zip(("a", "b"), days, strict=True)]
+    same = vectors([1.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    succession = ByPairs(ranks={("a", "b")}, retires=set(), below=frozenset({("a", "b")}))
+    order, left_out = newer_first(lessons, np.array([0, 1]), same, succession)
+    assert left_out == set()  # the older ranked first: the newer only takes its place
+    assert order.tolist() == [1, 0]
+    order, left_out = newer_first(lessons, np.array([1, 0]), same, succession)
+    assert left_out == {0}
