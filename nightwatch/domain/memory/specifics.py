@@ -124,7 +124,7 @@ def features(text: str) -> Features:
             names.add(lower[:-1] if _PLURAL_NAME.match(lower) else lower)
         elif lower in _NUMBER_WORDS:
             values.add(_NUMBER_WORDS[lower])
-        elif lower.rstrip("s") in _WEEKDAYS_MONTHS and (lower != "may" or token[0] == "M"):
+        elif _is_date(token, lower):
             values.add(lower.rstrip("s"))
         else:
             negations += lower in _NEGATORS
@@ -137,12 +137,13 @@ def features(text: str) -> Features:
 
 @lru_cache(maxsize=65536)
 def subject_tokens(text: str) -> tuple[str, ...]:
-    """A lesson's content words and names in order, stemmed, with every number as "#" (a changed number is not
-    another subject), for aligning two lessons word by word."""
+    """A lesson's content words and names in order, stemmed, with every number, weekday and month as "#" (a changed
+    number or date is not another subject), for aligning two lessons word by word."""
     out: list[str] = []
     for token in _tokens(text):
         lower = token.lower().strip("`")
-        if lower[:1].isdigit() or (lower[:1] == "v" and lower[1:2].isdigit()) or lower in _NUMBER_WORDS:
+        numeric = lower[:1].isdigit() or (lower[:1] == "v" and lower[1:2].isdigit()) or lower in _NUMBER_WORDS
+        if numeric or _is_date(token, lower):
             out.append("#")
         elif lower not in _FUNCTION_WORDS and lower not in _NEGATORS and lower not in _POLARITY:
             out.append(stem(lower) if _TOKEN_WORD.match(lower) else lower)
@@ -150,6 +151,11 @@ def subject_tokens(text: str) -> tuple[str, ...]:
 
 
 _TOKEN_WORD = re.compile(r"^[a-z]+$")
+
+
+def _is_date(token: str, lower: str) -> bool:
+    """A weekday or a month ("Tuesdays", "March"; "May" only with its capital)."""
+    return lower.rstrip("s") in _WEEKDAYS_MONTHS and (lower != "may" or token[0] == "M")
 
 
 def _is_component(kebab: str) -> bool:

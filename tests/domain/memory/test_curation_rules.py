@@ -162,3 +162,10 @@ def test_a_models_advice_where_the_rules_would_create_stands_only_on_the_rules_c
     assert advice_holds("merge", Neighbour(widget, 0.75), restated)
     assert not advice_holds("merge", Neighbour(widget, 0.55), restated)  # not close enough to trust a merge
     assert not advice_holds("merge", Neighbour(widget, 0.9), other)  # it would drop an amount
+
+
+def test_another_month_or_weekday_is_another_date_not_another_subject() -> None:
+    older = "Roaming CDRs from TAP files are rated with the March 2026 IOT tariff table."
+    newer = "Roaming CDRs are rated with the July 2026 IOT tariff table."
+    assert not another_subject(older, newer)
+    assert another_subject("Refunds are reviewed on Mondays.", "Credits are reviewed on Mondays.")
