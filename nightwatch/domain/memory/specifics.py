@@ -118,7 +118,7 @@ def features(text: str) -> Features:
         numeric = lower[:1].isdigit() or (lower[:1] == "v" and lower[1:2].isdigit())
         if numeric:  # "42", "v2.3", "300ms": the number is the value, a unit or a "v" around it is not
             values.add(_UNIT.sub("", lower))
-        elif "-" in lower and not token.startswith("`") and not _is_component(lower):
+        elif "-" in lower and not token.startswith("`") and not _is_component(lower) and not _PATH_MARK.search(lower):
             _prose(lower.split("-"), words, decisions)  # read-only, hand-rolled: words, not a name
         elif _is_name(token, lower):
             names.add(lower[:-1] if _PLURAL_NAME.match(lower) else lower)
@@ -151,6 +151,7 @@ def subject_tokens(text: str) -> tuple[str, ...]:
 
 
 _TOKEN_WORD = re.compile(r"^[a-z]+$")
+_PATH_MARK = re.compile(r"[./_:]")  # "routes/resolve-partial", "k8s-upgrade.md": a name, hyphen and all
 
 
 def _is_date(token: str, lower: str) -> bool:

@@ -169,3 +169,10 @@ def test_another_month_or_weekday_is_another_date_not_another_subject() -> None:
     newer = "Roaming CDRs are rated with the July 2026 IOT tariff table."
     assert not another_subject(older, newer)
     assert another_subject("Refunds are reviewed on Mondays.", "Credits are reviewed on Mondays.")
+
+
+def test_a_path_with_a_hyphen_is_a_name_so_another_path_is_another_subject() -> None:
+    older = "POST /v1/routes/resolve-partial has a 15-second gateway timeout."
+    newer = "POST /v1/routes/solve has a 60-second gateway timeout."
+    assert not LessonSuccession().replaces(older, newer, 0.8)
+    assert not is_duplicate(older, "POST /v1/routes/solve has a 15-second gateway timeout.", similarity=0.9)
