@@ -20,7 +20,8 @@ estimate_tokens. A case's `now` is its newest memory's time. Figures are given f
 (`split`: settings are chosen on "tune" and must carry over to "report"; LoCoMo's cases alternate). Latency is
 rank, pack and render of one query over one case, the query's vector already made (bench.embedding times that);
 the read path at 10,000 lessons comes from bench.read_latency. --write-path adds, for each data set, bench.write_path's
-figures and bench.compaction's, and one table of them side by side (issue 19's figures).
+figures and bench.compaction's, and one table of them side by side (issue 19's figures), with the 95% interval of
+each pair figure (Wilson, from its count of pairs).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from bench import compaction, read_latency, write_path
-from bench.retrieval_data import Case, Tally, found_share, load, pairs_judged, percentiles, stale_ok
+from bench.retrieval_data import Case, Tally, found_share, load, pairs_judged, percentiles, stale_ok, wilson
 from bench.vectors import CachedEncoder
 from nightwatch.domain.memory import LessonSuccession, MemoryBlockPrompt, line_cost
 from nightwatch.domain.models import Lesson
@@ -276,7 +277,14 @@ def side_by_side(
         cells = ["-" if value is None else f"{value:.2f}" for value in figures]
         rows.append((Path(wrote["dataset"]).name, *cells[:5], str(compact["lost"]), cells[5]))
     targets = "targets on data nobody tuned to: 0.80 / 0.95 / 0.90 / 0.95, stale_ok 0.85, lost 0, newest-50 0.95"
-    return "\n".join(["issue 19, side by side (-: the data has no such labels)", *_aligned(rows), targets])
+    spread = [("data set", "merged", "kept apart", "stale out")]
+    for wrote in written:
+        counts = (wrote["pairs"][name] for name in ("duplicates", "not_duplicates", "stale"))
+        bounds = (None if wrote[key] is None else wilson(wrote[key], n) for key, n in zip(keys, counts, strict=False))
+        spread.append((Path(wrote["dataset"]).name, *("-" if b is None else f"{b[0]:.2f}-{b[1]:.2f}" for b in bounds)))
+    intervals = "95% intervals (Wilson, from the pair counts): where each figure may land on another set of that size"
+    table = ["issue 19, side by side (-: the data has no such labels)", *_aligned(rows), targets]
+    return "\n".join([*table, intervals, *_aligned(spread)])
 
 
 def _cell(value: Any) -> str:

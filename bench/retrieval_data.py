@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -114,6 +115,13 @@ class Tally:
     def report(self) -> dict[str, Any]:
         kinds = {kind: {**self.mean(kind), "queries": n} for kind, n in sorted(self.counts.items()) if kind != "all"}
         return {**self.mean("all"), "queries": self.counts.get("all", 0), "kinds": kinds}
+
+
+def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson interval of a share of `n` pairs: how far the figure may move on another sample of that size."""
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    spread = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - spread), min(1.0, centre + spread)
 
 
 def percentiles(timings: Sequence[float]) -> dict[str, float | None]:

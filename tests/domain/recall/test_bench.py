@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import retrieval, write_path
+from bench import retrieval, retrieval_data, write_path
 from bench.vectors import CachedEncoder
 from nightwatch.adapters.encoder import embeddings
 
@@ -117,3 +117,14 @@ def test_the_memory_store_benchmark_runs_on_a_small_memory() -> None:
         assert set(result[store]) == {"read", "read_vectors", "update", "save_vectors", "service_read"}
         assert all(timing["p95_ms"] >= timing["p50_ms"] > 0 for timing in result[store].values())
     assert "sqlite: read " in memory_store.summary(result)
+
+
+def test_the_side_by_side_table_gives_each_pair_figure_its_interval() -> None:
+    assert retrieval_data.wilson(0.5, 100) == pytest.approx((0.404, 0.596), abs=0.001)
+    assert retrieval_data.wilson(1.0, 10) == pytest.approx((0.722, 1.0), abs=0.001)
+    pairs = {"duplicates": 80, "not_duplicates": 81, "stale": 0}
+    wrote = {"dataset": "part_b.jsonl", "pairs": pairs, "duplicates_merged": 0.725, "not_duplicates_kept": 0.963,
+             "stale_left_out": None, "block_recall": 0.97}  # fmt: skip
+    found = {"methods": {"default": {"stale_ok": 0.89}}}
+    table = retrieval.side_by_side([wrote], [{"newest_recall": 0.95, "lost": 0}], [found])
+    assert table.splitlines()[-1].split() == ["part_b.jsonl", "0.62-0.81", "0.90-0.99", "-"]
