@@ -85,6 +85,15 @@ class MiniLMEncoder:
             vectors[chosen] = loaded.model.pooled(ids, mask)
         return vectors
 
+    def alignment(self, pairs: Sequence[tuple[str, str]]) -> NDArray[np.float32]:
+        """For each (older, newer) pair of texts, how well their words find each other read as one pair: four
+        figures a row (`Bert.aligned`), in the order given."""
+        if not pairs:
+            return np.zeros((0, 4), dtype=np.float32)
+        loaded = self._load()
+        encode = loaded.tokenizer.encode
+        return np.stack([loaded.model.aligned(encode(older), encode(newer)) for older, newer in pairs])
+
     def _load(self) -> _Loaded:
         from safetensors import SafetensorError
 

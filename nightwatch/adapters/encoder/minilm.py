@@ -83,6 +83,7 @@ class Bert:
     config: BertConfig
     words: Floats
     positions: Floats  # position embeddings plus the token-type-0 embedding, which every single text uses
+    second: Floats  # the token-type-1 embedding less token-type 0's: what a pair's second text adds to its words
     norm: Floats
     norm_bias: Floats
     layers: tuple[Layer, ...]
@@ -94,14 +95,14 @@ class Bert:
         stored = {name.removeprefix("bert."): value for name, value in load_file(folder / "model.safetensors").items()}
         scale = 1.0 / math.sqrt(config.hidden // config.heads)
         layers = tuple(_layer(stored, f"encoder.layer.{i}.", scale) for i in range(config.layers))
+        types = stored["embeddings.token_type_embeddings.weight"]
         if any(layer.up.shape != (config.hidden, config.intermediate) for layer in layers):
             raise ConfigError(f"The weights in {folder} do not have the sizes its config.json gives.")
         return cls(
             config=config,
             words=_f32(stored["embeddings.word_embeddings.weight"]),
-            positions=_f32(
-                stored["embeddings.position_embeddings.weight"] + stored["embeddings.token_type_embeddings.weight"][0]
-            ),
+            positions=_f32(stored["embeddings.position_embeddings.weight"] + types[0]),
+            second=_f32(types[1] - types[0]),
             norm=_f32(stored["embeddings.LayerNorm.weight"]),
             norm_bias=_f32(stored["embeddings.LayerNorm.bias"]),
             layers=layers,
@@ -118,6 +119,22 @@ class Bert:
         for layer in self.layers:
             x = self._block(x, layer, rows, scores_bias)
         return _unit_mean(x.reshape(rows, length, -1), mask)
+
+    def aligned(self, first: list[int], second: list[int]) -> Floats:
+        """How well the words of two texts find each other when read as one pair ([CLS] first [SEP] second [SEP]):
+        of each word's best cosine among the other text's words, the mean and the least, first to second and back."""
+        ids = np.asarray([*first, *second[1:]], dtype=np.int64)  # the second text's [CLS] is dropped
+        x = self.words[ids] + self.positions[: len(ids)]
+        x[len(first) :] += self.second
+        _layer_norm(x, self.norm, self.norm_bias, self.config.eps)
+        everything = np.zeros((1, 1, 1, len(ids)), dtype=np.float32)
+        for layer in self.layers:
+            x = self._block(x, layer, 1, everything)
+        mine, theirs = _unit_rows(x[1 : len(first) - 1]), _unit_rows(x[len(first) : -1])
+        if not len(mine) or not len(theirs):
+            return np.zeros(4, dtype=np.float32)
+        best = mine @ theirs.T
+        return np.array([best.max(1).mean(), best.max(0).mean(), best.max(1).min(), best.max(0).min()], np.float32)
 
     def _block(self, x: Floats, layer: Layer, rows: int, scores_bias: Floats) -> Floats:
         x += self._attention(x, layer, rows, scores_bias)
@@ -193,6 +210,11 @@ def _unit_mean(states: Floats, mask: Mask) -> Floats:
     means /= np.maximum(weights.sum(axis=1, keepdims=True), np.float32(1e-9))
     means /= np.maximum(np.linalg.norm(means, axis=1, keepdims=True), np.float32(1e-12))
     return means
+
+
+def _unit_rows(states: Floats) -> Floats:
+    unit: Floats = states / np.maximum(np.linalg.norm(states, axis=1, keepdims=True), np.float32(1e-12))
+    return unit
 
 
 def _f32(value: NDArray[Any]) -> Floats:

@@ -165,3 +165,19 @@ def test_batches_hold_similar_lengths_within_a_token_budget() -> None:
     long = [len(batch) for batch in embeddings._batches(list(range(40)), [256] * 40, 32)]
     assert short == [32, 8]
     assert long == [16, 16, 8]
+
+
+@needs_model
+def test_a_text_read_as_a_pair_with_itself_aligns_better_than_with_another(encoder: embeddings.MiniLMEncoder) -> None:
+    lesson = "Rotate the API keys every 90 days."
+    pairs = [(lesson, lesson), (lesson, "The release train runs on Tuesdays."), ("Keys rotate often.", lesson)]
+    found = encoder.alignment(pairs)
+    assert found.shape == (3, 4)
+    assert found.dtype == np.float32
+    assert np.all(found[0] > found[1])  # mean and least, both ways
+    assert np.all((found >= -1.0) & (found <= 1.0 + 1e-5))
+
+
+def test_no_pairs_give_no_rows_without_loading_anything(tmp_path: Path) -> None:
+    found = embeddings.MiniLMEncoder(model_dir=tmp_path / "nowhere").alignment([])
+    assert found.shape == (0, 4)

@@ -62,3 +62,16 @@ def test_figures_count_merges_look_alikes_kept_apart_and_updates_seen() -> None:
     found = [pair(RESTATES), pair(RESTATES), pair(NEITHER, look_alike=True), pair(UPDATES)]
     counts = figures(found, np.array([RESTATES, NEITHER, RESTATES, UPDATES]))
     assert counts.tolist() == [1, 2, 0, 1, 1, 1]
+
+
+def test_with_an_aligner_each_pair_also_carries_how_its_words_align() -> None:
+    pair = Pair(CASE.memories[0].text, CASE.memories[1].text, 0.9, 0, RESTATES, False, ("tiny", "m2"), np.zeros(2))
+    asked: list[tuple[str, str]] = []
+
+    def align(older: str, newer: str) -> list[float]:
+        asked.append((older, newer))
+        return [0.9, 0.8, 0.3, 0.2]
+
+    plain, aligned = pair_classifier.signals(pair), pair_classifier.signals(pair, align)
+    assert aligned == [*plain, 0.9, 0.8, 0.3, 0.2]
+    assert asked == [(pair.older, pair.newer)]
