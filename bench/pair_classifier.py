@@ -9,9 +9,9 @@ specifics, a changed amount, a flipped decision, "now"-words, another subject, c
 and with --vectors also the two vectors' product and distance, dimension by dimension. A multinomial logistic
 regression is trained on all tune files but one and judged on the one left out, for each in turn.
 
-With --align, each pair also gets four figures of how well the two lessons' words find each other when the encoder
-reads them as one pair ([CLS] older [SEP] newer [SEP]; `MiniLMEncoder.alignment`): a reading of both sentences
-together, which the pooled vectors of each alone cannot give.
+With --judge, the same pairs train curation's learned restatement judge instead (bench/judge.py): its figures
+include how well the two lessons' words find each other when the encoder reads them as one pair, which the pooled
+vectors of each alone cannot give; --judge --save writes the weights the product ships.
 
 Printed per setting: restatements merged, look-alikes (`not_duplicates`) kept apart and updates seen (superseded),
 pooled over the held-out files. The rules' figure is in-sample (they were chosen on these files), the classifier's
@@ -27,7 +27,7 @@ import argparse
 import contextlib
 import io
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from bench import judge
 from bench.retrieval_data import Case, load
 from bench.vectors import CachedEncoder
 from bench.write_path import measure
@@ -87,22 +88,7 @@ def pairs(case: Case, encoder: CachedEncoder) -> list[Pair]:
     return found
 
 
-Aligner = Callable[[str, str], list[float]]
-
-
-def aligner(encoder: CachedEncoder) -> Aligner:
-    """`MiniLMEncoder.alignment` of one (older, newer) pair, each pair read once."""
-    known: dict[tuple[str, str], list[float]] = {}
-
-    def align(older: str, newer: str) -> list[float]:
-        if (older, newer) not in known:
-            known[(older, newer)] = encoder.encoder.alignment([(older, newer)])[0].tolist()
-        return known[(older, newer)]
-
-    return align
-
-
-def signals(pair: Pair, align: Aligner | None = None) -> list[float]:
+def signals(pair: Pair) -> list[float]:
     older, newer, cosine = pair.older, pair.newer, pair.cosine
     s, fo, fn = specifics, specifics.features(older), specifics.features(newer)
     agree = curation._agree(older, newer)
@@ -114,7 +100,7 @@ def signals(pair: Pair, align: Aligner | None = None) -> list[float]:
         fo.names == fn.names, s.says_change(older), curation.is_duplicate(older, newer, cosine),
         _replaces(pair), cosine * agree, cosine * change,
         min(len(older), len(newer)) / max(len(older), len(newer)),
-    ] + (align(older, newer) if align else [])  # fmt: skip
+    ]  # fmt: skip
 
 
 class Softmax:
@@ -204,7 +190,7 @@ MERGE_AT_WRITE = 0.6
 
 
 @contextmanager
-def restating_by(model: Softmax, merge_at: float = MERGE_AT_WRITE, align: Aligner | None = None) -> Iterator[None]:
+def restating_by(model: Softmax, merge_at: float = MERGE_AT_WRITE) -> Iterator[None]:
     """Curation's restatement test by the classifier while the block runs (by words, without a vector: the rule)."""
     rule = curation._restates
 
@@ -213,7 +199,7 @@ def restating_by(model: Softmax, merge_at: float = MERGE_AT_WRITE, align: Aligne
             return rule(old, similarity, candidate)
         curation._restates = rule  # the signals include the rules' own verdict
         try:
-            x = signals(Pair(old, candidate, similarity, 0, NEITHER, False, ("", ""), np.zeros(1)), align)
+            x = signals(Pair(old, candidate, similarity, 0, NEITHER, False, ("", ""), np.zeros(1)))
         finally:
             curation._restates = restates
         return bool(model.probabilities(np.array([x], dtype=float))[0, RESTATES] >= merge_at)
@@ -225,14 +211,14 @@ def restating_by(model: Softmax, merge_at: float = MERGE_AT_WRITE, align: Aligne
         curation._restates = rule
 
 
-def write_path(held_out: str, model: Softmax, align: Aligner | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+def write_path(held_out: str, model: Softmax) -> tuple[dict[str, Any], dict[str, Any]]:
     """The held-out file's write-path figures by the rules alone and with the classifier's restatements."""
     path = str(DATA / held_out)
     split = "tune" if held_out == TUNE[0] else None
     with contextlib.redirect_stderr(io.StringIO()):  # the redaction backstop's warning, as in bench.retrieval
-        alone = measure(path, split=split)
-        with restating_by(model, align=align):
-            learned = measure(path, split=split)
+        alone = measure(path, split=split, judged=False)
+        with restating_by(model):
+            learned = measure(path, split=split, judged=False)
     return alone, learned
 
 
@@ -247,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Leave-one-file-out: a learned pair classifier against the rules.")
     parser.add_argument("--vectors", action="store_true", help="add the vectors' product and distance as features")
     parser.add_argument("--write-path", action="store_true", help="also record each held-out file (about a minute)")
-    parser.add_argument("--align", action="store_true", help="add how the two lessons' words align read as a pair")
+    parser.add_argument("--judge", action="store_true", help="curation's learned judge instead (bench/judge.py)")
+    parser.add_argument("--save", action="store_true", help="with --judge: fit on every tune file, write its weights")
     parser.add_argument("--penalty", type=float, default=1.0, help="L2 penalty (try 30-300 with --vectors)")
     args = parser.parse_args(argv)
     encoder = CachedEncoder()
@@ -255,8 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in TUNE:
         cases = [case for case in load(str(DATA / name)) if case.split == "tune"]
         files[name] = [pair for case in cases for pair in pairs(case, encoder)]
-    align = aligner(encoder) if args.align else None
-    rows = {name: np.array([signals(pair, align) for pair in found], dtype=float) for name, found in files.items()}
+    if args.judge:
+        return judge.main(files, encoder, save=args.save)
+    rows = {name: np.array([signals(pair) for pair in found], dtype=float) for name, found in files.items()}
     if args.vectors:
         rows = {name: np.hstack([rows[name], [pair.vectors for pair in files[name]]]) for name in files}
     rules = sum(figures(found, rule_actions(found)) for found in files.values())
@@ -269,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         model = Softmax(x, y, args.penalty)
         p = model.probabilities(rows[held_out])
         if args.write_path and not args.vectors:
-            written.append((held_out, *write_path(held_out, model, align)))
+            written.append((held_out, *write_path(held_out, model)))
         for setting in SETTINGS:
             learned[setting] += figures(found, classifier_actions(found, p, *setting))
         for merge_at in MERGE_AT:

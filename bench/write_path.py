@@ -30,7 +30,7 @@ from typing import Any
 
 from bench.retrieval_data import Case, load
 from bench.rules_before import rules
-from bench.vectors import CachedEncoder
+from bench.vectors import CachedEncoder, EmbedOnly
 from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM, category_for
 from nightwatch.domain.errors import InvalidInputError
@@ -128,11 +128,14 @@ def judge_case(memory: MemoryService, clock: SettableClock, case: Case, lesson_o
 
 
 def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: CachedEncoder | None = None,
-            split: str | None = None, categories: bool = False, before: bool = False) -> dict[str, Any]:  # fmt: skip
+            split: str | None = None, categories: bool = False, before: bool = False,
+            judged: bool = True) -> dict[str, Any]:  # fmt: skip
     """The write-path figures over one data set (or one half of it); `before`: by the rule of commit eca6a5d
-    (bench/rules_before.py), reading without the newer-lesson preference, as then."""
+    (bench/rules_before.py), reading without the newer-lesson preference, as then; without `judged`, restatements by
+    the rules alone (the encoder reads no pairs)."""
     cases = [case for case in load(path) if split is None or case.split == split]
     encoder = encoder or CachedEncoder()
+    embedder = encoder if judged and not before else EmbedOnly(encoder)
     counts = Counts()
     succession = None if before else LessonSuccession()
     with rules(before=before), tempfile.TemporaryDirectory(prefix="nightwatch-write-path-") as home:
@@ -142,14 +145,16 @@ def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: Cach
             store=FileMemoryStore(Path(home)),
             llm=llm or OfflineLLM(),
             clock=clock,
-            recall=Recall(encoder=encoder, succession=succession),
+            recall=Recall(encoder=embedder, succession=succession),
             policy=policy,
             backfill=InlineBackfill(),
         )
         for case in cases:
             judge_case(memory, clock, case, record_case(memory, clock, case, counts, categories=categories), counts)
-    model = ("advice" if llm else "rules before (eca6a5d)" if before else "offline rule") + (
-        ", categories inferred" if categories else ""
+    model = (
+        ("advice" if llm else "rules before (eca6a5d)" if before else "offline rule")
+        + ("" if before or judged else ", restatements by the rules alone")
+        + (", categories inferred" if categories else "")
     )
     model += f", {split} half" if split else ""
     return {"dataset": path, "budget": budget, "model": model, **counts.report()}
@@ -176,10 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("tune", "report"), help="only the cases of this half")
     parser.add_argument("--categories", action="store_true", help="give each memory the offline model's category")
     parser.add_argument("--rules", choices=("new", "before"), default="new", help="today's curation or eca6a5d's")
+    parser.add_argument("--no-judge", action="store_true", help="restatements by the rules alone, no learned judge")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     result = measure(args.dataset, args.budget, split=args.split, categories=args.categories,
-                     before=args.rules == "before")  # fmt: skip
+                     before=args.rules == "before", judged=not args.no_judge)  # fmt: skip
     print(json.dumps(result) if args.json else summary(result))
     return 0
 

@@ -10,16 +10,15 @@ shared words for a lesson without one). `decide` is the choice when no model is 
 - an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer", or in
   wider words "down to", "since the") or flips a decision, or, closer still and about the same things, states
   another amount of a kind the older one states; it supersedes the older one; anything else is created.
-A model is shown the same neighbours; its merge or supersession where the rules would create stands only when
-`advice_holds`. Thresholds were chosen on tune data only (bench/data's `tune` half, tune_extra*, tune_more_*).
-A candidate's category can fix the outcome first, and then no model advice changes it (`by_category`): `events` and
-`cases` are always created (only the same words merge); `profile` and `preferences` update their category's nearest
-entry when close enough (a restatement counts it as seen again, anything else replaces it).
+A model's merge or supersession where the rules would create stands only when `advice_holds`. A candidate's
+category can fix the outcome first (`by_category`): `events` and `cases` are always created (only the same words
+merge); `profile` and `preferences` update their category's nearest entry when close enough. Thresholds were chosen
+on tune data only (bench/data's `tune` half, tune_extra*, tune_more_*).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import ClassVar, Literal
@@ -48,6 +47,7 @@ from nightwatch.domain.vectors import LessonVectors, Matrix, nearest
 from nightwatch.prompts import Prompt
 
 Action = Literal["create", "merge", "skip", "supersede", "update"]
+Restates = Callable[[str, float | None, str], bool]  # (older, cosine, newer): a test for a restatement
 
 # By meaning (cosine of all-MiniLM-L6-v2 vectors; chosen on tune data only, see above):
 DUPLICATE_MEANING = 0.7  # a paraphrase this close, with the same specifics, says the same thing
@@ -64,11 +64,9 @@ CLEARLY_PARALLEL = 0.75  # ... above which a reworded phrase beside an exchanged
 HEAD_SHARE = 0.5  # share of the rest in place for two lessons that open on other subjects to be about other things
 WIDER_MEANING = 0.5  # ... this close, saying a value is new in wider words ("down to", "since the"), and sharing
 WIDER_SHARE = 0.15  # this share of subject words (a shared "[offline]" tag alone lifts the cosine by 0.1), updates it
-RELATED_MEANING = 0.45  # ... this close is worth showing the model
+RELATED_MEANING, NEIGHBOURS = 0.45, 5  # ... this close is worth showing the model (the 5 nearest)
 ADVISED_MEANING = 0.6  # a model's merge or supersession of a lesson the rules keep apart stands only this close
-NEIGHBOURS = 5
 ENTRY_MEANING = 0.5  # a profile or preference entry this close is the one a new lesson of its category updates
-
 # By shared words, for lessons without a vector (share of content words in common):
 DUPLICATE_OVERLAP, SAME_SUBJECT_OVERLAP, RELATED_OVERLAP = 0.75, 0.6, 0.3
 
@@ -156,13 +154,15 @@ def neighbours(
     return found[:limit]
 
 
-def decide(candidate: str, existing: Sequence[Lesson], near: Sequence[Neighbour]) -> Curation:
-    """The deterministic choice: merge a restatement, supersede an update of the same subject, else create."""
+def decide(
+    candidate: str, existing: Sequence[Lesson], near: Sequence[Neighbour], restates: Restates | None = None
+) -> Curation:
+    """Without a model: merge a restatement (by `restates`, else the rule), supersede an update, else create."""
     cid = lesson_id(candidate)
     same = next((lesson for lesson in existing if lesson.id == cid), None)
     if same is not None:
         return Curation("merge", same.id)
-    duplicate = next((n.lesson for n in near if _restates(n.lesson.text, n.similarity, candidate)), None)
+    duplicate = next((n.lesson for n in near if (restates or _restates)(n.lesson.text, n.similarity, candidate)), None)
     if duplicate is not None:
         return Curation("merge", duplicate.id)
     # An update replaces the lesson it is closest to; a farther one that merely mentions the subject stays.

@@ -7,7 +7,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
 
 from nightwatch.domain.arrays import Arrays
 from nightwatch.domain.memory.models import (
@@ -26,6 +29,15 @@ class FolderMove:
     source: PurePosixPath | None = None
     target: PurePosixPath | None = None
     set_aside: PurePosixPath | None = None  # a stray folder moved into agents/.archived/ to make room
+
+
+@runtime_checkable
+class PairReader(Protocol):
+    """The encoder reading two texts as one pair (the restatement judge's figures of it)."""
+
+    def alignment(self, pairs: Sequence[tuple[str, str]]) -> NDArray[np.float32]:
+        """Four figures a (older, newer) pair, one row each, in order: how well their words find each other."""
+        ...
 
 
 class MemoryStore(Protocol):

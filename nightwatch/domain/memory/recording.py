@@ -24,6 +24,7 @@ from nightwatch.domain.memory.curation import (
     CurationPrompt,
     Neighbour,
     RelatedLesson,
+    Restates,
     advice_holds,
     by_category,
     decide,
@@ -91,9 +92,10 @@ def choose(
     table: VectorTable | None = None,
     *,
     allow_skip: bool = True,
+    restates: Restates | None = None,
 ) -> Curation:
-    """The category's rule where it applies; else the rules' merge or supersession stands, and where they would
-    create, a model's valid advice that the rules let stand (`curation.advice_holds`) wins."""
+    """The category's rule where it applies; else the rules' merge (or `restates`'s) or supersession stands, and where
+    they would create, a model's valid advice that the rules let stand (`curation.advice_holds`) wins."""
     live = doc.live()
     text = candidate.text
     if copies_several(text, live):
@@ -102,7 +104,7 @@ def choose(
     if fixed is not None:
         return fixed
     close = near(text, live, table)
-    rule = decide(text, live, close)
+    rule = decide(text, live, close, restates)
     if rule.action != "create" or hint is None or not _usable(hint, text, live, allow_skip=allow_skip):
         return rule  # what the rules found stands; a model may find what they missed
     if hint.action not in ("merge", "supersede"):
@@ -156,11 +158,12 @@ def record_all(
     table: VectorTable | None = None,
     *,
     allow_skip: bool = True,
+    restates: Restates | None = None,
 ) -> tuple[MemoryDocument, list[Recorded]]:
     """Record candidates one after another, each seeing the ones before it."""
     outcomes: list[Recorded] = []
     for candidate in candidates:
-        decision = choose(doc, candidate, hints.get(candidate.text), table, allow_skip=allow_skip)
+        decision = choose(doc, candidate, hints.get(candidate.text), table, allow_skip=allow_skip, restates=restates)
         doc, outcome = record(doc, candidate, decision, entry)
         outcomes.append(outcome)
     return doc, outcomes

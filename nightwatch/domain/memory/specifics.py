@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from nightwatch.domain.amounts import amounts, dimension
@@ -157,6 +158,17 @@ _PATH_MARK = re.compile(r"[./_:]")  # "routes/resolve-partial", "k8s-upgrade.md"
 def _is_date(token: str, lower: str) -> bool:
     """A weekday or a month ("Tuesdays", "March"; "May" only with its capital)."""
     return lower.rstrip("s") in _WEEKDAYS_MONTHS and (lower != "may" or token[0] == "M")
+
+
+def only_exchanged(a: str, b: str, most: int = 3) -> bool:
+    """The two are one sentence with a word (or up to `most` words) exchanged in place and nothing else changed."""
+    mine, theirs = subject_tokens(a), subject_tokens(b)
+    changed = [op for op in SequenceMatcher(None, mine, theirs, autojunk=False).get_opcodes() if op[0] != "equal"]
+    return (
+        len(changed) == 1
+        and changed[0][0] == "replace"
+        and 0 < changed[0][2] - changed[0][1] == changed[0][4] - changed[0][3] <= most
+    )
 
 
 def _is_component(kebab: str) -> bool:

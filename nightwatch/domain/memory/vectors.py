@@ -5,6 +5,12 @@ in by hand) are handed to the backfill. A write embeds its candidates and any le
 vectors of the live lessons only. If the encoder fails (a damaged model file), memory goes on by keywords and says
 so once in the log.
 
+At write time the encoder also reads each candidate beside each of its nearest lessons as one pair (a `PairReader`),
+before the store's lock; curation's restatement test is then the learned judge's (`restates_by`: a logistic
+regression over the rules' own signals and that reading, weights in restatement.json, fitted on tune data by
+`python -m bench.pair_classifier --judge --save`), and the rules' where a pair was not read (a lesson added
+meanwhile). A sentence with a word exchanged in place and nothing else changed is never the judge's to merge.
+
 The backfill embeds, in the background, the lessons a read found without a stored vector: it runs on one daemon
 thread, once per memory at a time. The next write to that memory embeds them too, so nothing depends on the
 thread finishing (a short command may exit first).
@@ -14,12 +20,27 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import Protocol
 
+from nightwatch.domain.classifier import Logistic
 from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.memory.cache import Snapshot
-from nightwatch.domain.memory.ports import MemoryStore
+from nightwatch.domain.memory.curation import SYNONYM_MEANING, Restates, another_subject, is_duplicate
+from nightwatch.domain.memory.ports import MemoryStore, PairReader
+from nightwatch.domain.memory.recording import near
+from nightwatch.domain.memory.specifics import (
+    amounts_agree,
+    cause_and_fix,
+    changed_amount,
+    features,
+    flips,
+    names_agree,
+    only_exchanged,
+    overlap,
+    says_change,
+)
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import Recall
 from nightwatch.domain.vectors import LessonVectors, VectorTable, vector_key
@@ -27,6 +48,11 @@ from nightwatch.domain.vectors import LessonVectors, VectorTable, vector_key
 log = logging.getLogger(__name__)
 
 _PRUNE_AFTER = 64  # rows of gone lessons a vector file may carry before it is rewritten
+Readings = Mapping[tuple[str, str], Sequence[float]]  # (older, newer) texts: how their words align read as a pair
+SIGNALS = (  # what the restatement judge weighs, in order (`signals`)
+    *("cosine", "rules_restate", "agree", "another_subject", "says_change", "flips", "changed_amount", "cause_and_fix"),
+    *("word_overlap", "aligned_mean", "aligned_mean_back", "aligned_least", "aligned_least_back"),
+)
 
 
 class MemoryVectors:
@@ -100,12 +126,55 @@ class MemoryVectors:
         self._tables[(persona_slug, project)] = kept
         return sum(key not in stored for key in kept.keys)
 
+    def read_together(self, texts: Sequence[str], live: Sequence[Lesson], table: VectorTable | None) -> Readings:
+        """Each candidate read beside each of its nearest lessons by meaning (none without a reader, or if it fails)."""
+        reader = self._recall.encoder
+        close = ((n.lesson.text, text) for text in texts for n in near(text, live, table) if n.similarity is not None)
+        pairs = list(dict.fromkeys(close))
+        if not isinstance(reader, PairReader) or self._failed or not pairs:
+            return {}
+        try:
+            return dict(zip(pairs, reader.alignment(pairs).tolist(), strict=True))
+        except NightWatchError as err:  # a damaged model file: the rules judge restatements alone
+            log.warning("Restatements are judged by the rules alone: reading lessons as pairs failed (%s)", err)
+            return {}
+
     def _stored(self, persona_slug: str, project: str, *, reload: bool = False) -> VectorTable:
         key = (persona_slug, project)
         table = self._tables.get(key)
         if table is None or reload:
             table = self._tables[key] = self._store.read_vectors(persona_slug, project)
         return table
+
+
+def signals(older: str, similarity: float, newer: str, reading: Sequence[float]) -> list[float]:
+    """What the restatement judge weighs: the cosine, the rules' verdict and checks, and the pair's reading."""
+    fo, fn = features(older), features(newer)
+    agree = amounts_agree(older, newer) and names_agree(fo, fn) and not flips(fo, fn)
+    checks = (is_duplicate(older, newer, similarity), agree, another_subject(older, newer), says_change(newer))
+    more = (flips(fo, fn), changed_amount(older, newer), cause_and_fix(older, newer))
+    return [similarity, *map(float, checks + more), overlap(fo.words, fn.words), *reading]
+
+
+@cache
+def judge() -> Logistic:
+    return Logistic.packaged(__package__, "restatement.json")
+
+
+def restates_by(readings: Readings) -> Restates | None:
+    """Curation's restatement test by the learned judge where the two were read together, else the rules'."""
+    if not readings:
+        return None
+
+    def restates(older: str, similarity: float | None, newer: str) -> bool:
+        reading = readings.get((older, newer))
+        if similarity is None or reading is None:
+            return is_duplicate(older, newer, similarity)
+        if similarity < SYNONYM_MEANING and only_exchanged(older, newer):
+            return False  # a word exchanged in place and nothing else: another thing ("exports" / "imports")
+        return judge().says(signals(older, similarity, newer, reading))
+
+    return restates
 
 
 class Backfill(Protocol):

