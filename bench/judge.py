@@ -1,4 +1,4 @@
-"""Curation's learned restatement judge, fitted and measured: `python -m bench.pair_classifier --judge [--save]`.
+"""Curation's learned restatement judge, fitted and measured: `python -m bench.judge [--save]`.
 
 The pairs are bench.pair_classifier's (every memory of a tune file against its nearest earlier memories, labelled from
 the file's own labels). Each gets the judge's figures (`memory.vectors.signals`: the cosine, the rules' verdict and
@@ -10,22 +10,23 @@ the rules alone. --save fits on all six files and writes the weights the product
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from bench import pair_classifier as pc
+from bench.pair_classifier import Pair
+from bench.retrieval_data import load
 from bench.vectors import CachedEncoder
 from bench.write_path import measure
 from nightwatch.domain.classifier import Logistic, fit
 from nightwatch.domain.memory import vectors
-
-if TYPE_CHECKING:
-    from bench.pair_classifier import Pair
 
 ROOT = Path(__file__).resolve().parents[1]
 WEIGHTS = ROOT / "nightwatch" / "domain" / "memory" / "restatement.json"
@@ -54,9 +55,15 @@ def judging_by(model: Logistic) -> Iterator[None]:
         vectors.judge = shipped
 
 
-def main(files: dict[str, list[Pair]], encoder: CachedEncoder, *, save: bool) -> int:
-    from bench import pair_classifier as pc
-
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Leave-one-file-out: curation's restatement judge against the rules.")
+    parser.add_argument("--save", action="store_true", help="fit on every tune file and write the shipped weights")
+    save = parser.parse_args(argv).save
+    encoder = CachedEncoder()
+    files = {
+        name: [pair for case in load(str(pc.DATA / name)) if case.split == "tune" for pair in pc.pairs(case, encoder)]
+        for name in pc.TUNE
+    }
     rows = {name: rows_of(found, encoder) for name, found in files.items()}
     yes = {name: np.array([pair.label == pc.RESTATES for pair in found]) for name, found in files.items()}
     if save:
@@ -81,8 +88,6 @@ def main(files: dict[str, list[Pair]], encoder: CachedEncoder, *, save: bool) ->
 
 
 def _report(rules: np.ndarray, judged: np.ndarray, written: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> None:
-    from bench.pair_classifier import _pooled
-
     def line(label: str, counts: np.ndarray) -> str:
         merged, apart, seen = counts[0] / counts[1], counts[2] / counts[3], counts[4] / counts[5]
         return f"{label:34s} merged {merged:.3f}  kept apart {apart:.3f}  updates seen {seen:.3f}"
@@ -95,5 +100,9 @@ def _report(rules: np.ndarray, judged: np.ndarray, written: list[tuple[str, dict
     for name, alone, learned in written:
         cells = [" / ".join(f"{run[k]:.3f}" for k in keys) for run in (alone, learned)]
         print(f"  {name:24s} {cells[0]}   {cells[1]}")
-    pooled = [" / ".join(f"{_pooled([run[i] for run in written], k):.3f}" for k in keys[:3]) for i in (1, 2)]
+    pooled = [" / ".join(f"{pc._pooled([run[i] for run in written], k):.3f}" for k in keys[:3]) for i in (1, 2)]
     print(f"  {'pooled':24s} {pooled[0]}           {pooled[1]}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -9,9 +9,8 @@ specifics, a changed amount, a flipped decision, "now"-words, another subject, c
 and with --vectors also the two vectors' product and distance, dimension by dimension. A multinomial logistic
 regression is trained on all tune files but one and judged on the one left out, for each in turn.
 
-With --judge, the same pairs train curation's learned restatement judge instead (bench/judge.py): its figures
-include how well the two lessons' words find each other when the encoder reads them as one pair, which the pooled
-vectors of each alone cannot give; --judge --save writes the weights the product ships.
+The same pairs train curation's learned restatement judge, which also reads the two lessons as one pair:
+`python -m bench.judge [--save]`.
 
 Printed per setting: restatements merged, look-alikes (`not_duplicates`) kept apart and updates seen (superseded),
 pooled over the held-out files. The rules' figure is in-sample (they were chosen on these files), the classifier's
@@ -36,7 +35,6 @@ from typing import Any
 
 import numpy as np
 
-from bench import judge
 from bench.retrieval_data import Case, load
 from bench.vectors import CachedEncoder
 from bench.write_path import measure
@@ -233,8 +231,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Leave-one-file-out: a learned pair classifier against the rules.")
     parser.add_argument("--vectors", action="store_true", help="add the vectors' product and distance as features")
     parser.add_argument("--write-path", action="store_true", help="also record each held-out file (about a minute)")
-    parser.add_argument("--judge", action="store_true", help="curation's learned judge instead (bench/judge.py)")
-    parser.add_argument("--save", action="store_true", help="with --judge: fit on every tune file, write its weights")
     parser.add_argument("--penalty", type=float, default=1.0, help="L2 penalty (try 30-300 with --vectors)")
     args = parser.parse_args(argv)
     encoder = CachedEncoder()
@@ -242,8 +238,6 @@ def main(argv: list[str] | None = None) -> int:
     for name in TUNE:
         cases = [case for case in load(str(DATA / name)) if case.split == "tune"]
         files[name] = [pair for case in cases for pair in pairs(case, encoder)]
-    if args.judge:
-        return judge.main(files, encoder, save=args.save)
     rows = {name: np.array([signals(pair) for pair in found], dtype=float) for name, found in files.items()}
     if args.vectors:
         rows = {name: np.hstack([rows[name], [pair.vectors for pair in files[name]]]) for name in files}

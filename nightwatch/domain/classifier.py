@@ -1,7 +1,7 @@
 """A learned yes or no over a few figures: a logistic regression kept as JSON weights beside the code that asks it.
 
-Fitted by a script from tune data only (curation's restatement judge: `python -m bench.pair_classifier --judge
---save`); asking it needs only numpy.
+Fitted by a script from tune data only (curation's restatement judge: `python -m bench.judge --save`); asking it
+needs only numpy.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ so once in the log.
 At write time the encoder also reads each candidate beside each of its nearest lessons as one pair (a `PairReader`),
 before the store's lock; curation's restatement test is then the learned judge's (`restates_by`: a logistic
 regression over the rules' own signals and that reading, weights in restatement.json, fitted on tune data by
-`python -m bench.pair_classifier --judge --save`), and the rules' where a pair was not read (a lesson added
-meanwhile). A sentence with a word exchanged in place and nothing else changed is never the judge's to merge.
+`python -m bench.judge --save`), and the rules' where a pair was not read (a lesson added meanwhile). A sentence with
+a word exchanged in place and nothing else changed is never the judge's to merge.
 
 The backfill embeds, in the background, the lessons a read found without a stored vector: it runs on one daemon
 thread, once per memory at a time. The next write to that memory embeds them too, so nothing depends on the
