@@ -13,7 +13,8 @@ counted as seen again) and learns again what compaction let go.
 
 Reported:
 - lost: lessons `remember` returned (the new lesson, or the one it merged into) that were not in the memory right
-  after the call, compaction included: must be 0;
+  after the call, compaction included: must be 0 (each text is redacted first, as every entry point does, so the
+  files store's redaction backstop never rewrites a line under the id `remember` returned);
 - newest recall: the newest 50 lessons recorded (all in the last round); each query whose `relevant` names one of them
   is read at the end as a turn reads it (`MemoryService.read` under --budget tokens), and the share of those of its
   relevant lessons inside the block is averaged (target >= 0.95);
@@ -37,6 +38,7 @@ from bench.vectors import CachedEncoder
 from bench.write_path import InlineBackfill, SettableClock
 from nightwatch.adapters.files import FileMemoryStore
 from nightwatch.adapters.offline import OfflineLLM
+from nightwatch.adapters.secrets import redact
 from nightwatch.domain.errors import InvalidInputError
 from nightwatch.domain.memory import LessonSuccession, MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
@@ -107,7 +109,7 @@ def compaction_figure(
         for item in items:
             clock.at = item.at
             try:
-                lesson = memory.remember(PERSONA, PROJECT, item.text, kind="bench")
+                lesson = memory.remember(PERSONA, PROJECT, redact(item.text), kind="bench")  # as every entry point
             except InvalidInputError:
                 refused += 1
                 lesson_of[(item.case, item.memory)] = ""
