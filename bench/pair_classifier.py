@@ -89,7 +89,7 @@ def pairs(case: Case, encoder: CachedEncoder) -> list[Pair]:
 def signals(pair: Pair) -> list[float]:
     older, newer, cosine = pair.older, pair.newer, pair.cosine
     s, fo, fn = specifics, specifics.features(older), specifics.features(newer)
-    agree = curation._agree(older, newer)
+    agree = curation.agree(older, newer)
     change = s.says_change(newer)
     return [
         cosine, cosine**2, max(cosine - 0.7, 0.0), max(cosine - 0.85, 0.0), s.overlap(fo.words, fn.words), agree,

@@ -128,7 +128,7 @@ class CurationPrompt(Prompt):
         )
 
 
-def _agree(a: str, b: str) -> bool:
+def agree(a: str, b: str) -> bool:
     """No amount, day, name or decision of one contradicts the other's (one may leave some out)."""
     return amounts_agree(a, b) and names_agree(fa := features(a), fb := features(b)) and not flips(fa, fb)
 
@@ -208,7 +208,7 @@ def _restates(old: str, similarity: float | None, candidate: str) -> bool:
     if similarity is not None:  # by meaning: one may leave out a specific, neither may contradict the other's
         parallel = similarity < SYNONYM_MEANING and another_subject(old, candidate)
         close = similarity >= DUPLICATE_MEANING and not parallel
-        return _agree(old, candidate) and close and not says_change(candidate)
+        return agree(old, candidate) and close and not says_change(candidate)
     if not same_specifics(theirs, mine):
         return False
     if not theirs.words or not mine.words or (theirs.words - mine.words and mine.words - theirs.words):
@@ -279,7 +279,7 @@ def advice_holds(action: Action, older: Neighbour, candidate: str) -> bool:
     mine, theirs = features(candidate), features(text)
     if action == "supersede":  # it must say so, or flip a decision: another amount alone is the rules' to judge
         return says_change(candidate) or (flips(theirs, mine) and not another_subject(text, candidate))
-    return _agree(text, candidate) and not says_change(candidate) and not another_subject(text, candidate)
+    return agree(text, candidate) and not says_change(candidate) and not another_subject(text, candidate)
 
 
 class LessonSuccession:

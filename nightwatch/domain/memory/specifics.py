@@ -160,7 +160,7 @@ def _is_date(token: str, lower: str) -> bool:
     return lower.rstrip("s") in _WEEKDAYS_MONTHS and (lower != "may" or token[0] == "M")
 
 
-def only_exchanged(a: str, b: str, most: int = 3) -> bool:
+def only_exchanged(a: str, b: str, most: int) -> bool:
     """The two are one sentence with a word (or up to `most` words) exchanged in place and nothing else changed."""
     mine, theirs = subject_tokens(a), subject_tokens(b)
     changed = [op for op in SequenceMatcher(None, mine, theirs, autojunk=False).get_opcodes() if op[0] != "equal"]

@@ -27,16 +27,21 @@ from typing import Protocol
 from nightwatch.domain.classifier import Logistic
 from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.memory.cache import Snapshot
-from nightwatch.domain.memory.curation import SYNONYM_MEANING, Restates, another_subject, is_duplicate
+from nightwatch.domain.memory.curation import (
+    EXCHANGED_MAX,
+    SYNONYM_MEANING,
+    Restates,
+    agree,
+    another_subject,
+    is_duplicate,
+)
 from nightwatch.domain.memory.ports import MemoryStore, PairReader
 from nightwatch.domain.memory.recording import near
 from nightwatch.domain.memory.specifics import (
-    amounts_agree,
     cause_and_fix,
     changed_amount,
     features,
     flips,
-    names_agree,
     only_exchanged,
     overlap,
     says_change,
@@ -129,9 +134,11 @@ class MemoryVectors:
     def read_together(self, texts: Sequence[str], live: Sequence[Lesson], table: VectorTable | None) -> Readings:
         """Each candidate read beside each of its nearest lessons by meaning (none without a reader, or if it fails)."""
         reader = self._recall.encoder
+        if not isinstance(reader, PairReader) or self._failed:
+            return {}
         close = ((n.lesson.text, text) for text in texts for n in near(text, live, table) if n.similarity is not None)
         pairs = list(dict.fromkeys(close))
-        if not isinstance(reader, PairReader) or self._failed or not pairs:
+        if not pairs:
             return {}
         try:
             return dict(zip(pairs, reader.alignment(pairs).tolist(), strict=True))
@@ -150,8 +157,12 @@ class MemoryVectors:
 def signals(older: str, similarity: float, newer: str, reading: Sequence[float]) -> list[float]:
     """What the restatement judge weighs: the cosine, the rules' verdict and checks, and the pair's reading."""
     fo, fn = features(older), features(newer)
-    agree = amounts_agree(older, newer) and names_agree(fo, fn) and not flips(fo, fn)
-    checks = (is_duplicate(older, newer, similarity), agree, another_subject(older, newer), says_change(newer))
+    checks = (
+        is_duplicate(older, newer, similarity),
+        agree(older, newer),
+        another_subject(older, newer),
+        says_change(newer),
+    )
     more = (flips(fo, fn), changed_amount(older, newer), cause_and_fix(older, newer))
     return [similarity, *map(float, checks + more), overlap(fo.words, fn.words), *reading]
 
@@ -170,7 +181,7 @@ def restates_by(readings: Readings) -> Restates | None:
         reading = readings.get((older, newer))
         if similarity is None or reading is None:
             return is_duplicate(older, newer, similarity)
-        if similarity < SYNONYM_MEANING and only_exchanged(older, newer):
+        if similarity < SYNONYM_MEANING and only_exchanged(older, newer, EXCHANGED_MAX):
             return False  # a word exchanged in place and nothing else: another thing ("exports" / "imports")
         return judge().says(signals(older, similarity, newer, reading))
 
