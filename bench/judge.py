@@ -3,9 +3,10 @@
 The pairs are bench.pair_classifier's (every memory of a tune file against its nearest earlier memories, labelled from
 the file's own labels). Each gets the judge's figures (`memory.vectors.signals`: the cosine, the rules' verdict and
 checks, and how the two lessons' words align when the encoder reads them as one pair), and a logistic regression
-(`domain.classifier`) learns restatement or not. Leave-one-file-out: fitted on five tune files, judged on the sixth,
-pair by pair and through the write path (bench.write_path: the product's own code, with the fold's weights), beside
-the rules alone. --save fits on all six files and writes the weights the product ships. Never run on bench/data/blind.
+(`domain.classifier`) learns restatement or not. Leave-one-file-out: fitted on every tune file but one, judged on
+that one, pair by pair and through the write path (bench.write_path: the product's own code, with the fold's weights),
+beside the rules alone. --save fits on every tune file and writes the weights the product ships. Never run on
+bench/data/blind.
 """
 
 from __future__ import annotations

@@ -42,7 +42,12 @@ from nightwatch.domain.memory import curation, specifics
 from nightwatch.domain.models import Lesson
 
 DATA = Path(__file__).parent / "data"
-TUNE = ("persona_lessons.jsonl", "tune_extra.jsonl", "tune_extra2.jsonl", *(f"tune_more_{n}.jsonl" for n in (1, 2, 3)))
+TUNE = (
+    "persona_lessons.jsonl",
+    "tune_extra.jsonl",
+    "tune_extra2.jsonl",
+    *(f"tune_more_{n}.jsonl" for n in range(1, 7)),
+)
 NEITHER, RESTATES, UPDATES = 0, 1, 2
 MERGE_AT = (0.5, 0.6, 0.7)
 _DAY = datetime(2026, 1, 1, tzinfo=UTC)

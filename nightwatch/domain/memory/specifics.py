@@ -45,7 +45,7 @@ UPDATE = re.compile(
     re.IGNORECASE,
 )
 # Why something broke and how it was fixed are two lessons, however alike they read; framing is not a subject.
-CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to)\b", re.IGNORECASE)
+CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
 _FRAME = frozenset({"remind", "reminder", "note", "lesson", "learn", "rule", "exception", "fix", "again"})
 _UNIT = re.compile(r"^v|[a-z%]+$")
 _NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
@@ -146,6 +146,8 @@ def subject_tokens(text: str) -> tuple[str, ...]:
         numeric = lower[:1].isdigit() or (lower[:1] == "v" and lower[1:2].isdigit()) or lower in _NUMBER_WORDS
         if numeric or _is_date(token, lower):
             out.append("#")
+        elif len(token) > 1 and token.isupper() and lower in _FUNCTION_WORDS:
+            out.append(lower)  # "US", "IT": a region or a team, not "us" or "it"
         elif lower not in _FUNCTION_WORDS and lower not in _NEGATORS and lower not in _POLARITY:
             out.append(stem(lower) if _TOKEN_WORD.match(lower) else lower)
     return tuple(out)

@@ -346,3 +346,22 @@ def test_curation_request_carries_persona_and_purpose() -> None:
     assert seen[0].purpose is Purpose.CURATION
     assert seen[0].persona == DEV
     assert len(memory.lessons(DEV, "p")) == 2
+
+
+def test_a_lesson_labelled_fix_never_supersedes_the_one_labelled_cause() -> None:
+    cause = _lesson("INC-2319 cause: the sitemap generator timed out on sections with over 20,000 stories.")
+    fix = "INC-2319 fix: sitemaps are now split per month so no sitemap file exceeds 10,000 URLs."
+    assert decide(fix, [cause], [Neighbour(cause, 0.76)]) == Curation("create")
+    older = _lesson("Cause of INC-4502: alert-evaluator kept serving cached rule versions after a config reload.")
+    newer = "Fix for INC-4502: alert-evaluator now invalidates its rule cache on every config reload event."
+    assert decide(newer, [older], [Neighbour(older, 0.92)]) == Curation("create")
+
+
+def test_another_region_in_capitals_is_another_subject_not_an_update() -> None:
+    older = _lesson("Retargeting segments expire after 30 days for EU users.")
+    assert decide("Retargeting segments expire after 90 days for US users.", [older], [Neighbour(older, 0.92)]) == (
+        Curation("create")
+    )
+    assert decide("Retargeting segments expire after 90 days for EU users.", [older], [Neighbour(older, 0.95)]) == (
+        Curation("supersede", older.id)
+    )
