@@ -19,7 +19,8 @@ _SCALES = {"hundred": 100, "thousand": 1000, "million": 1000000}
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600,
             "hr": 3600, "hour": 3600, "day": 86400, "week": 604800, "fortnight": 1209600, "month": 2592000,
             "quarter": 7776000, "year": 31536000}  # fmt: skip
-_SIZES = {"kb": 1, "mb": 1000, "gb": 1000000, "tb": 1000000000}
+_SIZES = {"kb": 1, "mb": 1000, "gb": 1000000, "tb": 1000000000, "kilobyte": 1, "megabyte": 1000, "gigabyte": 1000000,
+          "terabyte": 1000000000}  # fmt: skip
 _CURRENCIES = {"eur": "eur", "euro": "eur", "€": "eur", "usd": "usd", "dollar": "usd", "$": "usd", "gbp": "gbp",
                "pound": "gbp", "£": "gbp"}  # fmt: skip
 _WORD = (
@@ -33,15 +34,15 @@ _NUMBER = (
 )
 _WORD_UNITS = (
     r"milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|quarters?|years?|"
-    r"percent|euros?|dollars?|pounds?"
+    r"percent|euros?|dollars?|pounds?|kilobytes?|megabytes?|gigabytes?|terabytes?"
 )
 _WITH_UNIT = re.compile(
     rf"(?<![\w.])(?:{_NUMBER})(?P<gap>[ -]?)(?P<unit>{_WORD_UNITS}|ms|s|h|kb|mb|gb|tb|%|eur|usd|gbp|x)(?!\w)",
     re.IGNORECASE,
 )
 _BARE = re.compile(rf"(?<![\w.])(?:{_NUMBER})(?![\w])", re.IGNORECASE)
-_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am|pm)\b|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
-_QUARTER_HOUR = re.compile(r"\ba quarter of an hour\b", re.IGNORECASE)
+_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am\b|pm\b|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
+_QUARTER_HOUR = re.compile(r"\ba quarter(?: of an |-| )hour\b", re.IGNORECASE)
 _VERSION = re.compile(r"(?<![\w.])v(\d+(?:\.\d+)*)\b", re.IGNORECASE)
 _EVERY = re.compile(
     r"\b(?:(hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)|every (hour|day|night|week|"
@@ -78,7 +79,7 @@ def amounts(text: str) -> frozenset[str]:
     lowered = _QUARTER_HOUR.sub("15 minutes", text.replace("’", "'"))
     for clock in _CLOCK.finditer(lowered):
         hour, minute = int(clock.group(1) or clock.group(4)), int(clock.group(2) or clock.group(5) or 0)
-        if (clock.group(3) or "").lower() == "pm" and hour < 12:
+        if (clock.group(3) or "").lower().startswith("p") and hour < 12:
             hour += 12
         found.add(f"{hour:02d}:{minute:02d}")
     lowered = _CLOCK.sub(" ", lowered)
@@ -108,6 +109,8 @@ def _normalised(value: float, unit: str, currency: str | None = None) -> str:
         return f"{value * _SIZES[unit]:g}kb"
     if unit in ("percent", "%"):
         return f"{value:g}%"
+    if unit == "x":  # "12x" is "twelve times": a number
+        return f"{value:g}"
     return f"{value:g}{unit}"
 
 

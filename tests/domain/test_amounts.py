@@ -23,6 +23,12 @@ from nightwatch.domain.amounts import amounts, dimension
         ("starts at 2am UTC", "starts at 02:00 UTC"),
         ("refreshed daily", "refreshed every day"),
         ("released weekly", "released every Tuesday"),
+        ("reports attach within a quarter hour", "reports attach within 15 minutes"),
+        ("a quarter-hour soak", "a 15 minute soak"),
+        ("every night at 3 a.m. school time", "nightly at 03:00 local time"),
+        ("closes at 5 p.m.", "closes at 17:00"),
+        ("attachments up to ten megabytes", "attachments up to 10 MB"),
+        ("traffic peaks at 12x normal", "traffic peaks at twelve times normal"),
     ],
 )
 def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:

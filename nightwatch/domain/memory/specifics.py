@@ -82,8 +82,6 @@ _AXES = {
     "-pass": ("fail", "failed", "fails", "failing", "broken", "breaks", "flaky"),
     "require": ("require", "required", "requires", "mandatory"),
     "-require": ("optional",),
-    "before": ("before",),
-    "-before": ("after",),
     "true": ("true", "yes"),
     "-true": ("false",),
 }

@@ -8,7 +8,7 @@ from nightwatch.domain.errors import InvalidInputError, LLMUnavailableError
 from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.answers import junk_reason
-from nightwatch.domain.memory.curation import Curation, Neighbour, decide, is_duplicate, neighbours
+from nightwatch.domain.memory.curation import Curation, Neighbour, agree, decide, is_duplicate, neighbours
 from nightwatch.domain.memory.format import UNDATED, lesson_id, parse
 from nightwatch.domain.memory.models import ReflectionContext
 from nightwatch.domain.memory.recording import parse_curation
@@ -365,3 +365,9 @@ def test_another_region_in_capitals_is_another_subject_not_an_update() -> None:
     assert decide("Retargeting segments expire after 90 days for EU users.", [older], [Neighbour(older, 0.95)]) == (
         Curation("supersede", older.id)
     )
+
+
+def test_one_thing_before_another_is_the_other_after_it_not_a_reversal() -> None:
+    older = "A ClamAV scan is required before underwriting can open income uploads."
+    assert agree(older, "Underwriters open income uploads only after the required ClamAV scan.")
+    assert not agree(older, "A ClamAV scan is optional before underwriting can open income uploads.")
