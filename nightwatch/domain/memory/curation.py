@@ -5,15 +5,15 @@ shared words for a lesson without one). `decide` is the choice when no model is 
 - a **restatement** is close in meaning and contradicts none of the other's specifics: it may leave some out or spell
   them another way ("ninety days" is "90 days": `domain.amounts`), but no amount, name or decision may differ;
 - **another subject** is one sentence with a word or two exchanged in place ("refunds" / "credits"), two that open on
-  other subjects and go on alike ("Staging photos ..." / "Production photos ..."), or a cause beside its fix: it
-  never merges (that would lose a fact) unless all but the same in meaning ("arrives" / "comes" is one word);
+  other subjects and go on alike ("Staging photos ..." / "Production photos ..."), or a cause beside its fix: never
+  merged (that would lose a fact) unless all but the same in meaning ("arrives" / "comes" is one word);
 - an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer", or in
   wider words "down to", "since the") or flips a decision, or, closer still and about the same things, states
-  another amount of a kind the older one states; it supersedes the older one; anything else is created.
-A model's merge or supersession where the rules would create stands only when `advice_holds`. A candidate's
-category can fix the outcome first (`by_category`): `events` and `cases` are always created (only the same words
-merge); `profile` and `preferences` update their category's nearest entry when close enough. Thresholds were chosen
-on tune data only (bench/data's `tune` half, tune_extra*, tune_more_*).
+  another amount of a kind the older one states; it supersedes the older one, unless it adds to it ("also", "on top
+  of", "Exception: ..."); anything else is created. A model's merge or supersession where the rules would create
+stands only when `advice_holds`. A candidate's category can fix the outcome first (`by_category`): `events` and
+`cases` are always created (only the same words merge); `profile` and `preferences` update their category's nearest
+entry when close enough. Thresholds were chosen on tune data only (bench/data's `tune` half, tune_extra*, tune_more_*).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from nightwatch.domain.memory.specifics import (
     amounts_agree,
     cause_and_fix,
     changed_amount,
+    complements,
     conflict,
     covers,
     features,
@@ -53,8 +54,7 @@ Restates = Callable[[str, float | None, str], bool]  # (older, cosine, newer): a
 DUPLICATE_MEANING = 0.7  # a paraphrase this close, with the same specifics, says the same thing
 SYNONYM_MEANING = 0.92  # ... and this close, a word exchanged in place is another word for it ("arrives"/"comes")
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
-CHANGED_MEANING, CHANGED_SHARE = 0.75, 0.45  # ... this close, sharing this share of subject words, naming the same
-# things and stating another amount of their kind, updates it
+CHANGED_MEANING, CHANGED_SHARE = 0.75, 0.45  # ... this close, this share of words alike, another amount: updates
 RETIRED_MEANING = 0.6  # reading leaves an older lesson out when a newer one this close changes its specific
 RANKED_SHARE = 0.5  # ... and ranks the newer first when it changes an amount and shares this of the shorter's words
 OUTRANKED_MEANING = 0.7  # ... and leaves the older out, for a question it ranks below the newer on, this close
@@ -176,9 +176,7 @@ def by_category(
     candidate: str, category: Category | None, existing: Sequence[Lesson], same: Sequence[Neighbour]
 ) -> Curation | None:
     """The outcome a candidate's category fixes (see the module docstring); None where the rule above decides.
-
-    `same` are the candidate's nearest lessons of its own category, closest first.
-    """
+    `same` are the candidate's nearest lessons of its own category, closest first."""
     if category in ("events", "cases"):
         cid = lesson_id(candidate)
         return Curation("merge", cid) if any(lesson.id == cid for lesson in existing) else Curation("create")
@@ -252,7 +250,7 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
     if similarity is not None:  # saying so is the surest sign ("now", "moved to", "no longer", "cut from")
         if (
             similarity < UPDATE_MEANING
-            or cause_and_fix(older, candidate)  # a fix does not retire its cause
+            or complements(older, candidate)  # a fix does not retire its cause, nor an exception its rule
             or (another_subject(older, candidate) and not says_change(candidate))
         ):
             return False

@@ -33,7 +33,8 @@ CHANGE = re.compile(
     r"(?:is|are) (?:back|gone)|(?:was|were) never|leaving|shrank|relaxed|tightened|took over|takes over|"
     r"(?:has been|have been|is|are) (?:enforced|required|mandatory|allowed|banned|forbidden) since|"
     r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|bumped|moved) (?:from|to)|"
-    r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised)(?= \w+ (?:from|to) )|"
+    r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised)"
+    r"(?= \w+ (?:from|to) | (?:[\w-]+ ){2,8}from [\w.-]+ to )|"
     r"turns out|after all|not any more|(?:since|from) (?:the )?(?:last|this) (?:week|month|quarter|sprint|release))\b",
     re.IGNORECASE,
 )
@@ -45,6 +46,8 @@ UPDATE = re.compile(
     re.IGNORECASE,
 )
 # Why something broke and how it was fixed are two lessons, however alike they read; framing is not a subject.
+# A lesson that adds to another ("also", "on top of", "Exception: ...") is not its update.
+ADDS = re.compile(r"\b(?:also|additionally|in addition|on top of|as well)\b|^\W*exception\b", re.IGNORECASE)
 CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
 _FRAME = frozenset({"remind", "reminder", "note", "lesson", "learn", "rule", "exception", "fix", "again"})
 _UNIT = re.compile(r"^v|[a-z%]+$")
@@ -195,6 +198,12 @@ def _prose(parts: list[str], words: set[str], decisions: set[str]) -> None:
 def says_change(text: str) -> bool:
     """Whether the lesson says something changed (a newer lesson replacing an older one)."""
     return CHANGE.search(text) is not None
+
+
+def complements(older: str, newer: str) -> bool:
+    """The newer stands beside the older, never replacing it: it adds to it ("also", "Exception: ...") or is the fix
+    beside its cause."""
+    return ADDS.search(newer) is not None or cause_and_fix(older, newer)
 
 
 def cause_and_fix(a: str, b: str) -> bool:

@@ -371,3 +371,20 @@ def test_one_thing_before_another_is_the_other_after_it_not_a_reversal() -> None
     older = "A ClamAV scan is required before underwriting can open income uploads."
     assert agree(older, "Underwriters open income uploads only after the required ClamAV scan.")
     assert not agree(older, "A ClamAV scan is optional before underwriting can open income uploads.")
+
+
+def test_a_lesson_that_adds_to_another_never_supersedes_it() -> None:
+    rule = _lesson("Refunds over 500 EUR in the admin tool need a second approver.")
+    more = "Refunds over 5000 EUR in the admin tool also need the finance director's sign-off."
+    assert decide(more, [rule], [Neighbour(rule, 0.85)]) == Curation("create")
+    changed = "Refunds over 5000 EUR in the admin tool need a second approver."
+    assert decide(changed, [rule], [Neighbour(rule, 0.9)]) == Curation("supersede", rule.id)
+    billed = _lesson("Estimated reads are never billed for more than two consecutive months.")
+    exception = "Exception: meters flagged as inaccessible may be billed on estimates for up to six months."
+    assert decide(exception, [billed], [Neighbour(billed, 0.55)]) == Curation("create")
+
+
+def test_cut_from_one_value_to_another_says_the_value_changed() -> None:
+    older = _lesson("Fare search results are cached in Redis for 15 minutes before we re-query Amadeus.")
+    newer = "Cut the fare cache TTL from 15 to 5 minutes after price-drift complaints."
+    assert decide(newer, [older], [Neighbour(older, 0.63)]) == Curation("supersede", older.id)
