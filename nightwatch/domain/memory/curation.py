@@ -41,6 +41,7 @@ from nightwatch.domain.memory.specifics import (
     same_things,
     says_change,
     subject_tokens,
+    token_opcodes,
 )
 from nightwatch.domain.models import Category, Lesson
 from nightwatch.domain.quoting import as_data
@@ -223,13 +224,13 @@ def another_subject(a: str, b: str) -> bool:
     mine, theirs = subject_tokens(a), subject_tokens(b)
     if not mine or not theirs:
         return False
-    match = SequenceMatcher(None, mine, theirs, autojunk=False)
-    in_place = sum(block.size for block in match.get_matching_blocks())
+    opcodes = token_opcodes(a, b)
+    in_place = sum(i2 - i1 for tag, i1, i2, _, _ in opcodes if tag == "equal")
     if in_place / max(len(mine), len(theirs)) < PARALLEL_SHARE:
         return False
     swaps = [
         (len(set(mine[i1:i2]) - {"#"}), len(set(theirs[j1:j2]) - {"#"}))
-        for tag, i1, i2, j1, j2 in match.get_opcodes()
+        for tag, i1, i2, j1, j2 in opcodes
         if tag == "replace"
     ]
     exchanged = any(0 < out == into <= EXCHANGED_MAX for out, into in swaps)  # a word (or two) for another, in place

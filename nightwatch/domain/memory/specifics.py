@@ -163,10 +163,16 @@ def _is_date(token: str, lower: str) -> bool:
     return lower.rstrip("s") in _WEEKDAYS_MONTHS and (lower != "may" or token[0] == "M")
 
 
+@lru_cache(maxsize=65536)
+def token_opcodes(a: str, b: str) -> tuple[tuple[str, int, int, int, int], ...]:
+    """How the two lessons' `subject_tokens` line up in order (difflib's opcodes): read once per pair, by curation's
+    test for another subject and the judge's for a word exchanged in place."""
+    return tuple(SequenceMatcher(None, subject_tokens(a), subject_tokens(b), autojunk=False).get_opcodes())
+
+
 def only_exchanged(a: str, b: str, most: int) -> bool:
     """The two are one sentence with a word (or up to `most` words) exchanged in place and nothing else changed."""
-    mine, theirs = subject_tokens(a), subject_tokens(b)
-    changed = [op for op in SequenceMatcher(None, mine, theirs, autojunk=False).get_opcodes() if op[0] != "equal"]
+    changed = [op for op in token_opcodes(a, b) if op[0] != "equal"]
     return (
         len(changed) == 1
         and changed[0][0] == "replace"
