@@ -2,7 +2,8 @@
 
 Durations become seconds, sizes kilobytes, shares percent, times of day hh:mm, money keeps its currency ("$500"
 and "500 dollars" are "500usd"), a version its "v" ("v4"), and how often something happens is its period in
-seconds ("daily" is "every day", "every Sunday" is weekly). A number word or an article counts only before a unit
+seconds ("daily" is "every day", "every Sunday" and "per week" are weekly, "twice a year" is every half year; an
+interval, "every 90 days", stays a duration). A number word or an article counts only before a unit
 written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s";
 "a second" is the ordinal ("a second approver").
 """
@@ -45,14 +46,28 @@ _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am\b|pm\b|a\.m\.|p\.m\.)|\b(\d
 _QUARTER_HOUR = re.compile(r"\ba quarter(?: of an |-| )hour\b", re.IGNORECASE)
 _VERSION = re.compile(r"(?<![\w.])v(\d+(?:\.\d+)*)\b", re.IGNORECASE)
 _EVERY = re.compile(
-    r"\b(?:(hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)|every (hour|day|night|week|"
-    r"fortnight|month|quarter|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    r"\b(?:(hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)|(?:every|each|per) (hour|day|"
+    r"night|week|fortnight|month|quarter|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    re.IGNORECASE,
+)
+_PERIOD_UNITS = r"(?P<unit>hour|day|week|fortnight|month|quarter|year)s?"
+_TIMES = re.compile(  # "twice a year", "three times per week"
+    rf"\b(?:(?P<once>once|twice|thrice)|(?P<n>\d+|{_WORD}) times) (?:a|an|per|every|each) {_PERIOD_UNITS}\b",
     re.IGNORECASE,
 )
 _PERIODS = {"hourly": "hour", "daily": "day", "nightly": "day", "night": "day", "weekly": "week",
             "fortnightly": "fortnight", "monthly": "month", "quarterly": "quarter", "yearly": "year",
             "annually": "year"}  # fmt: skip
 _SPELLED_UNIT = re.compile(rf"^(?:{_WORD_UNITS})$", re.IGNORECASE)
+
+
+_ONCE = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
+
+
+def _count(spelled: str) -> float:
+    """ "6" or "six" (or "twenty-one") as a number."""
+    match = _BARE.fullmatch(spelled)
+    return (_number(match) if match else None) or 1.0
 
 
 def _number(match: re.Match[str]) -> float | None:
@@ -84,6 +99,10 @@ def amounts(text: str) -> frozenset[str]:
         found.add(f"{hour:02d}:{minute:02d}")
     lowered = _CLOCK.sub(" ", lowered)
     found.update(f"v{version.group(1)}" for version in _VERSION.finditer(lowered))
+    for match in _TIMES.finditer(lowered):  # "twice a year": every half year
+        count = _ONCE.get((match.group("once") or "").lower()) or _count(match.group("n"))
+        found.add(f"{_SECONDS[match.group('unit').lower()] / max(count, 1.0):g}per")
+    lowered = _TIMES.sub(" ", lowered)
     for every in _EVERY.finditer(lowered):  # "daily", "every Sunday": how often, not how long
         word = (every.group(1) or every.group(2)).lower()
         period = _PERIODS.get(word, word if word in _SECONDS else "week")  # every <weekday> is weekly

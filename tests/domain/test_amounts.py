@@ -29,6 +29,10 @@ from nightwatch.domain.amounts import amounts, dimension
         ("closes at 5 p.m.", "closes at 17:00"),
         ("attachments up to ten megabytes", "attachments up to 10 MB"),
         ("traffic peaks at 12x normal", "traffic peaks at twelve times normal"),
+        ("training is required twice a year", "training is required two times per year"),
+        ("the import runs four times a day", "the import runs 4 times each day"),
+        ("node pools are upgraded per quarter", "node pools are upgraded quarterly"),
+        ("training once a year", "training annually"),
     ],
 )
 def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
@@ -55,3 +59,4 @@ def test_versions_and_how_often_are_amounts_of_their_own_kind() -> None:
     assert daily != weekly
     assert {dimension(a) for a in daily} == {dimension(a) for a in weekly} == {"per"}
     assert dimension(next(iter(amounts("every two weeks")))) == "s"  # an interval stays a duration
+    assert amounts("required twice a year") != amounts("required once a year")  # how often, each its own period

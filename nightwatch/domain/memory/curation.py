@@ -119,14 +119,8 @@ class CurationPrompt(Prompt):
 
     @classmethod
     def example(cls) -> CurationPrompt:
-        return cls(
-            persona_name="Dev",
-            role="Implementer",
-            project="night-watch",
-            candidate="The release train now runs on Thursdays.",
-            related=(RelatedLesson("ab12cd34", "The release train runs on Tuesdays.", "patterns"),),
-            category="patterns",
-        )
+        related = (RelatedLesson("ab12cd34", "The release train runs on Tuesdays.", "patterns"),)
+        return cls("Dev", "Implementer", "night-watch", "The release train now runs on Thursdays.", related, "patterns")
 
 
 def agree(a: str, b: str) -> bool:
@@ -289,11 +283,16 @@ class LessonSuccession:
         amount = similarity >= RETIRED_MEANING and changed_amount(older, newer) and not cause_and_fix(older, newer)
         return _updates(older, similarity, newer) or (amount and covers(older, newer, RANKED_SHARE))
 
-    def retires(self, older: str, newer: str, similarity: float, *, ranked_below: bool = False) -> bool:
-        """The older is left out: curation's update that changes an amount or a decision, or where it ranks below."""
+    def retires(
+        self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False
+    ) -> bool:
+        """The older is left out: curation's update that changes an amount or a decision; where it ranks below; or,
+        as one of a question's two best answers, when the newer changes a specific of what it covers."""
         if similarity < RETIRED_MEANING or another_subject(older, newer):
             return False
         if ranked_below and similarity >= OUTRANKED_MEANING and not _restates(older, similarity, newer):
             return self.replaces(older, newer, similarity)
         specific = changed_amount(older, newer) or flips(features(older), features(newer))
+        if first_two and specific and covers(older, newer, RANKED_SHARE) and not complements(older, newer):
+            return not cause_and_fix(older, newer)
         return specific and covers(older, newer, SAME_SUBJECT_OVERLAP) and _updates(older, similarity, newer)

@@ -20,7 +20,10 @@ class Succession(Protocol):
         """Whether `newer` updates `older` (the same point with a specific changed, or reversed), given their cosine."""
         ...
 
-    def retires(self, older: str, newer: str, similarity: float, *, ranked_below: bool = False) -> bool:
+    def retires(
+        self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False
+    ) -> bool:
         """Whether `newer` replaces `older` so surely that `older` may go: the same things with a specific changed.
-        `ranked_below`: for the question being read, `older` ranks below `newer` on its own."""
+        `ranked_below`: for the question being read, `older` ranks below `newer` on its own; `first_two`: the two
+        are the question's two best answers."""
         ...

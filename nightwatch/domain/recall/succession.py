@@ -6,8 +6,10 @@ and the older follows it; when the newer surely replaces it (the same things wit
 word like "now", which conversation is full of), the older is also left out of the block a turn is given (a pinned
 lesson never is), and that successor wins over one met earlier that only ranked first. For a question the older
 already ranks below the newer on, a newer that ranks first is enough to leave it out when the two are closer still
-and do not restate each other: a question whose answer the older holds ranks it first. Only the head of the ranking
-is looked at, so a read pays for a few dozen dot products at most.
+and do not restate each other: a question whose answer the older holds ranks it first. When the two are the
+question's two best answers, another amount or a flipped decision of the same things is enough, whichever ranks
+first: both answer it, and the newer holds what is true now. Only the head of the ranking is looked at, so a read
+pays for a few dozen dot products at most.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from nightwatch.domain.vectors import LessonVectors
 
 SAME_POINT = 0.45  # cosine two lessons need before one can be read as the other's update (it then ranks below)
 HEAD = 20  # how many of the best-ranked lessons are compared
+BEST = 2  # a question's best answers: the older of two that change each other's specific is left out
 
 
 def newer_first(
@@ -36,22 +39,7 @@ def newer_first(
     if succession is None or vectors is None or len(order) < 2 or len(vectors.present) != len(lessons):
         return order, frozenset()
     head = [i for i in order[:HEAD].tolist() if vectors.present[i]]
-    successor: dict[int, int] = {}
-    left_out: set[int] = set()
-    for at, first in enumerate(head):
-        for second in head[at + 1 :]:
-            similarity = float(vectors.matrix[first] @ vectors.matrix[second])
-            if similarity < SAME_POINT:
-                continue
-            older, newer = sorted((first, second), key=lambda i: lessons[i].recorded_at)
-            if older in left_out or older in pinned or lessons[older].recorded_at == lessons[newer].recorded_at:
-                continue
-            if succession.replaces(lessons[older].text, lessons[newer].text, similarity):
-                below = older == second  # for this question, the older already ranks below the newer
-                if succession.retires(lessons[older].text, lessons[newer].text, similarity, ranked_below=below):
-                    successor[older] = newer  # the one that retires it wins over one that only ranks first
-                    left_out.add(older)
-                successor.setdefault(older, newer)
+    successor, left_out = _successors(lessons, head, vectors, succession, pinned)
     if not successor:
         return order, frozenset()
     placed: list[int] = []
@@ -64,6 +52,35 @@ def newer_first(
             placed.append(i)
     rest = [i for i in order[HEAD:].tolist() if i not in placed]
     return np.asarray(placed + rest, dtype=np.int64), frozenset(left_out)
+
+
+def _successors(
+    lessons: Sequence[Lesson], head: list[int], vectors: LessonVectors, succession: Succession, pinned: frozenset[int]
+) -> tuple[dict[int, int], set[int]]:
+    """Each updated lesson of `head` (positions in the question's order) with its successor, and those it retires."""
+    successor: dict[int, int] = {}
+    left_out: set[int] = set()
+    for at, first in enumerate(head):
+        for place, second in enumerate(head[at + 1 :], start=at + 1):
+            similarity = float(vectors.matrix[first] @ vectors.matrix[second])
+            older, newer = sorted((first, second), key=lambda i: lessons[i].recorded_at)
+            if similarity < SAME_POINT or older in left_out or older in pinned:
+                continue
+            if lessons[older].recorded_at == lessons[newer].recorded_at:
+                continue
+            replaces = succession.replaces(lessons[older].text, lessons[newer].text, similarity)
+            first_two = place < BEST  # the question's two best answers, one perhaps changing the other's specific
+            if not replaces and not first_two:
+                continue
+            below = older == second  # for this question, the older already ranks below the newer
+            if succession.retires(
+                lessons[older].text, lessons[newer].text, similarity, ranked_below=below, first_two=first_two
+            ):
+                successor[older] = newer  # the one that retires it wins over one that only ranks first
+                left_out.add(older)
+            elif replaces:
+                successor.setdefault(older, newer)
+    return successor, left_out
 
 
 def _latest(i: int, successor: dict[int, int]) -> int:

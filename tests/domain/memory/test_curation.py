@@ -388,3 +388,40 @@ def test_cut_from_one_value_to_another_says_the_value_changed() -> None:
     older = _lesson("Fare search results are cached in Redis for 15 minutes before we re-query Amadeus.")
     newer = "Cut the fare cache TTL from 15 to 5 minutes after price-drift complaints."
     assert decide(newer, [older], [Neighbour(older, 0.63)]) == Curation("supersede", older.id)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "similarity"),
+    [
+        (
+            "Customer SDKs must pin protobuf 3.20 because newer versions broke the OTLP exporter.",
+            "We stopped pinning protobuf in the SDKs; the exporter works fine with current 4.x releases.",
+            0.77,
+        ),
+        (
+            "Datadog log retention for all loanpath services is set to 30 days.",
+            "We cut Datadog log retention to 15 days to shrink how long PII could sit in logs.",
+            0.66,
+        ),
+        (
+            "CSAT surveys are sent 24 hours after a ticket is solved.",
+            "We changed CSAT surveys to go out right when a ticket is solved rather than a day later.",
+            0.83,
+        ),
+        (
+            "Security awareness training is required once a year for every employee.",
+            "Security awareness training is now required twice a year, not once.",
+            0.89,
+        ),
+        (
+            "Leah Cohen owns gradebook-service and its on-call rotation.",
+            "Arjun Mehta owns gradebook-service since Leah went on parental leave in April.",
+            0.64,
+        ),
+    ],
+)
+def test_stopped_cut_to_changed_and_since_someone_say_what_was_true_changed(
+    older: str, newer: str, similarity: float
+) -> None:
+    lesson = _lesson(older)
+    assert decide(newer, [lesson], [Neighbour(lesson, similarity)]) == Curation("supersede", lesson.id)

@@ -152,6 +152,21 @@ def test_reading_leaves_the_older_out_where_it_ranks_below_a_newer_that_ranks_fi
     assert not succession.retires(older, same, 0.9, ranked_below=True)  # the newer does not rank first
 
 
+def test_of_a_questions_two_best_answers_a_changed_specific_of_the_same_things_retires_the_older() -> None:
+    succession = LessonSuccession()
+    older = "Claim documents are deleted 5 years after claim closure."
+    newer = "Claim documents are kept 7 years after closure; legal flagged the Florida statute."
+    assert not succession.retires(older, newer, 0.71)  # no word of change, and not close enough for another amount
+    assert succession.retires(older, newer, 0.71, first_two=True)  # ... but both answer the question: newer holds
+    assert not succession.retires(older, newer, 0.55, first_two=True)  # not close enough
+    swapped = "Claim photos are deleted 7 years after claim closure."
+    assert not succession.retires(older, swapped, 0.8, first_two=True)  # another subject
+    added = "Exception: claim documents under a litigation hold are kept 10 years after claim closure."
+    assert not succession.retires(older, added, 0.8, first_two=True)  # an exception stands beside its rule
+    same = "Claim documents are deleted five years after the claim is closed."
+    assert not succession.retires(older, same, 0.9, first_two=True)  # no specific changed
+
+
 def test_a_models_advice_where_the_rules_would_create_stands_only_on_the_rules_checks() -> None:
     widget = Lesson("a", "The recommendations widget gets a 150 ms timeout; it must never block the page.", T)
     other = "The reviews widget gets a 300 ms timeout; it must never block the page either."

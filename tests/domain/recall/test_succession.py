@@ -61,7 +61,7 @@ def test_a_pinned_lesson_is_never_left_out() -> None:
     assert {lesson.id for lesson in chosen} == {"old", "new"}
 
 
-def test_a_newer_amount_ranks_first_and_both_stay_when_curation_sees_no_update() -> None:
+def test_a_newer_amount_ranks_first_and_the_older_goes_when_the_two_answer_the_question_best() -> None:
     kept = Lesson("kept", "Audit logs are retained for 7 years.", datetime(2026, 1, 5, tzinfo=UTC), seen=4)
     text = "Audit logs are kept 10 years after the regulator's inspection in May."
     longer = Lesson("longer", text, datetime(2026, 5, 2, tzinfo=UTC))
@@ -71,7 +71,7 @@ def test_a_newer_amount_ranks_first_and_both_stay_when_curation_sees_no_update()
     ranked = [s.lesson.id for s in recall(LessonSuccession()).rank([kept, longer], "audit log retention", NOW, table)]
     assert ranked == ["longer", "kept"]
     chosen = recall(LessonSuccession()).select([kept, longer], "audit logs", NOW, 1000, lambda _: 10, table)
-    assert {lesson.id for lesson in chosen} == {"kept", "longer"}
+    assert {lesson.id for lesson in chosen} == {"longer"}  # both answer it best: the newer holds what is true now
 
 
 def test_a_newer_amount_leaves_the_older_out_of_a_question_the_older_ranks_below_on() -> None:
@@ -91,14 +91,18 @@ Pairs = set[tuple[str, str]] | frozenset[tuple[str, str]]
 class ByPairs:
     """A Succession that answers from a table: (older, newer) pairs that rank first, and those that retire."""
 
-    def __init__(self, ranks: Pairs, retires: Pairs, below: Pairs = frozenset()) -> None:
+    def __init__(self, ranks: Pairs, retires: Pairs, below: Pairs = frozenset(), first: Pairs = frozenset()) -> None:
         self._ranks, self._retires, self._below = ranks, retires, below  # below: retires only when ranked below
+        self._first = first  # ... only as the question's two best answers
 
     def replaces(self, older: str, newer: str, similarity: float) -> bool:
         return (older, newer) in self._ranks
 
-    def retires(self, older: str, newer: str, similarity: float, *, ranked_below: bool = False) -> bool:
-        return (older, newer) in self._retires or (ranked_below and (older, newer) in self._below)
+    def retires(
+        self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False
+    ) -> bool:
+        pair = (older, newer)
+        return pair in self._retires or (ranked_below and pair in self._below) or (first_two and pair in self._first)
 
 
 def test_a_successor_that_retires_the_older_wins_over_one_that_only_ranks_first() -> None:
@@ -121,3 +125,16 @@ def test_the_older_is_asked_about_as_ranked_below_only_when_the_ranking_puts_it_
     assert order.tolist() == [1, 0]
     order, left_out = newer_first(lessons, np.array([1, 0]), same, succession)
     assert left_out == {0}
+
+
+def test_of_a_questions_two_best_answers_the_older_can_go_without_ranking_the_newer_first() -> None:
+    days = [datetime(2026, month, 1, tzinfo=UTC) for month in (1, 2, 3)]
+    lessons = [Lesson(text, text, day) for text, day in zip(("a", "other", "b"), days, strict=True)]
+    same = vectors([1.0, 0.0, 0.0], [1.0, 0.1, 0.0], [1.0, 0.0, 0.0])
+    succession = ByPairs(ranks=set(), retires=set(), first=frozenset({("a", "b")}))
+    order, left_out = newer_first(lessons, np.array([0, 2, 1]), same, succession)
+    assert left_out == {0}  # "a" and "b" answer the question best: the newer holds what is true now
+    assert order.tolist().index(2) < order.tolist().index(0)
+    order, left_out = newer_first(lessons, np.array([0, 1, 2]), same, succession)
+    assert left_out == set()  # "b" is only the third answer: nothing is left out
+    assert order.tolist() == [0, 1, 2]
