@@ -59,13 +59,11 @@ _PERIODS = {"hourly": "hour", "daily": "day", "nightly": "day", "night": "day", 
             "fortnightly": "fortnight", "monthly": "month", "quarterly": "quarter", "yearly": "year",
             "annually": "year"}  # fmt: skip
 _SPELLED_UNIT = re.compile(rf"^(?:{_WORD_UNITS})$", re.IGNORECASE)
-
-
 _ONCE = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 
 
 def _count(spelled: str) -> float:
-    """ "6" or "six" (or "twenty-one") as a number."""
+    """ "6" or "six" (or "twenty-one") as a number; 1 for none or zero."""
     match = _BARE.fullmatch(spelled)
     return (_number(match) if match else None) or 1.0
 
@@ -101,7 +99,7 @@ def amounts(text: str) -> frozenset[str]:
     found.update(f"v{version.group(1)}" for version in _VERSION.finditer(lowered))
     for match in _TIMES.finditer(lowered):  # "twice a year": every half year
         count = _ONCE.get((match.group("once") or "").lower()) or _count(match.group("n"))
-        found.add(f"{_SECONDS[match.group('unit').lower()] / max(count, 1.0):g}per")
+        found.add(f"{_SECONDS[match.group('unit').lower()] / count:g}per")
     lowered = _TIMES.sub(" ", lowered)
     for every in _EVERY.finditer(lowered):  # "daily", "every Sunday": how often, not how long
         word = (every.group(1) or every.group(2)).lower()

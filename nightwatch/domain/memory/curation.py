@@ -294,5 +294,5 @@ class LessonSuccession:
             return self.replaces(older, newer, similarity)
         specific = changed_amount(older, newer) or flips(features(older), features(newer))
         if first_two and specific and covers(older, newer, RANKED_SHARE) and not complements(older, newer):
-            return not cause_and_fix(older, newer)
+            return True  # complements: an exception beside its rule, or a fix beside its cause
         return specific and covers(older, newer, SAME_SUBJECT_OVERLAP) and _updates(older, similarity, newer)

@@ -63,10 +63,10 @@ def _successors(
     for at, first in enumerate(head):
         for place, second in enumerate(head[at + 1 :], start=at + 1):
             similarity = float(vectors.matrix[first] @ vectors.matrix[second])
-            older, newer = sorted((first, second), key=lambda i: lessons[i].recorded_at)
-            if similarity < SAME_POINT or older in left_out or older in pinned:
+            if similarity < SAME_POINT:
                 continue
-            if lessons[older].recorded_at == lessons[newer].recorded_at:
+            older, newer = sorted((first, second), key=lambda i: lessons[i].recorded_at)
+            if older in left_out or older in pinned or lessons[older].recorded_at == lessons[newer].recorded_at:
                 continue
             replaces = succession.replaces(lessons[older].text, lessons[newer].text, similarity)
             first_two = place < BEST  # the question's two best answers, one perhaps changing the other's specific
