@@ -8,6 +8,7 @@ process id of its own, its own engine). The PostgreSQL run is marked `postgres` 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from tests.adapters.db.conftest import postgres_engine, sqlite_engine
 __all__ = ["Stores", "postgres_engine", "sqlite_engine"]
 
 _ENGINES: dict[tuple[int, str], Engine] = {}  # per process: a forked child never uses its parent's connections
+_ENGINES_LOCK = threading.Lock()  # fifty threads asking at once share one engine, none left open and unowned
 
 
 @dataclass(frozen=True)
@@ -43,13 +45,16 @@ class Stores:
     def engine(self) -> Engine:
         assert self.url is not None
         key = (os.getpid(), self.url)
-        if key not in _ENGINES:
-            _ENGINES[key] = make_engine(self.url)
-        return _ENGINES[key]
+        with _ENGINES_LOCK:
+            if key not in _ENGINES:
+                _ENGINES[key] = make_engine(self.url)
+            return _ENGINES[key]
 
     def close(self) -> None:
         """Close this process's connections, so a fork or the fixture's teardown finds none open."""
-        if self.url is not None and (engine := _ENGINES.pop((os.getpid(), self.url), None)) is not None:
+        with _ENGINES_LOCK:
+            engine = _ENGINES.pop((os.getpid(), self.url), None) if self.url is not None else None
+        if engine is not None:
             engine.dispose()
 
 
