@@ -47,10 +47,12 @@ UPDATE = re.compile(
     rf"(?:is|are|runs?) \w+ now|(?:since|as of|from) (?:{_MONTHS}))\b",
     re.IGNORECASE,
 )
-# Why something broke and how it was fixed are two lessons, however alike they read; framing is not a subject.
+# Why something broke and how it was fixed ("Fix for INC-7: ...") are two lessons, however alike they read; framing
+# is not a subject.
 # A lesson that adds to another ("also", "on top of", "Exception: ...") is not its update.
 ADDS = re.compile(r"\b(?:also|additionally|in addition|on top of|as well)\b|^\W*exception\b", re.IGNORECASE)
 CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
+FIX = re.compile(r"\bfix(?:ed)? (?:for|by)\b|\bfix:|^\W*fix\b|\b[A-Z][A-Z0-9]*-\d+ fix\b", re.IGNORECASE)
 _FRAME = frozenset({"remind", "reminder", "note", "lesson", "learn", "rule", "exception", "fix", "again"})
 _UNIT = re.compile(r"^v|[a-z%]+$")
 _NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
@@ -215,8 +217,9 @@ def complements(older: str, newer: str) -> bool:
 
 
 def cause_and_fix(a: str, b: str) -> bool:
-    """One lesson says why something broke and the other does not: a cause beside its fix, never one lesson."""
-    return bool(CAUSE.search(a)) != bool(CAUSE.search(b))
+    """One lesson says why something broke, or is framed as a fix ("Fix for INC-2390: ...", "INC-2207 fix: ..."), and
+    the other does not: a cause beside its fix, never one lesson."""
+    return bool(CAUSE.search(a)) != bool(CAUSE.search(b)) or bool(FIX.search(a)) != bool(FIX.search(b))
 
 
 def heads(text: str) -> tuple[str, ...]:

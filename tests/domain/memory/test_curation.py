@@ -365,6 +365,18 @@ def test_curation_request_carries_persona_and_purpose() -> None:
     assert len(memory.lessons(DEV, "p")) == 2
 
 
+@pytest.mark.parametrize(
+    "fix",
+    [
+        "Fix for INC-4410: payment-worker now sends the order UUID as the idempotency key; the gateway dedupes.",
+        "INC-4410 fix: payment-worker now sends the order UUID as its idempotency key.",
+    ],
+)
+def test_a_fix_never_supersedes_the_incident_it_fixes_even_when_the_incident_only_says_because(fix: str) -> None:
+    incident = _lesson("INC-4410: checkout double-charged 31 cards because payment-worker retried without a key.")
+    assert decide(fix, [incident], [Neighbour(incident, 0.7)]) == Curation("create")
+
+
 def test_a_lesson_labelled_fix_never_supersedes_the_one_labelled_cause() -> None:
     cause = _lesson("INC-2319 cause: the sitemap generator timed out on sections with over 20,000 stories.")
     fix = "INC-2319 fix: sitemaps are now split per month so no sitemap file exceeds 10,000 URLs."
