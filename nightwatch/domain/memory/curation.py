@@ -149,10 +149,10 @@ def neighbours(
     return found[:limit]
 
 
-def decide(candidate: str, existing: Sequence[Lesson], near: Sequence[Neighbour], restates: Restates | None = None,
-           confirms: Restates | None = None) -> Curation:  # fmt: skip
-    """Without a model: merge a restatement (by `restates`, else the rule), supersede an update the rule sees (and
-    `confirms`, when given), else create."""
+def decide(
+    candidate: str, existing: Sequence[Lesson], near: Sequence[Neighbour], restates: Restates | None = None
+) -> Curation:
+    """Without a model: merge a restatement (by `restates`, else the rule), supersede an update, else create."""
     cid = lesson_id(candidate)
     same = next((lesson for lesson in existing if lesson.id == cid), None)
     if same is not None:
@@ -161,9 +161,9 @@ def decide(candidate: str, existing: Sequence[Lesson], near: Sequence[Neighbour]
     if duplicate is not None:
         return Curation("merge", duplicate.id)
     # An update replaces the lesson it is closest to; a farther one that merely mentions the subject stays.
-    for old, similarity in ((n.lesson, n.similarity) for n in near[:1]):
-        if _updates(old.text, similarity, candidate) and (not confirms or confirms(old.text, similarity, candidate)):
-            return Curation("supersede", old.id)
+    updated = next((n.lesson for n in near[:1] if _updates(n.lesson.text, n.similarity, candidate)), None)
+    if updated is not None:
+        return Curation("supersede", updated.id)
     return Curation("create")
 
 

@@ -93,7 +93,6 @@ def choose(
     *,
     allow_skip: bool = True,
     restates: Restates | None = None,
-    confirms: Restates | None = None,
 ) -> Curation:
     """The category's rule where it applies; else the rules' merge (or `restates`'s) or supersession stands, and where
     they would create, a model's valid advice that the rules let stand (`curation.advice_holds`) wins."""
@@ -105,7 +104,7 @@ def choose(
     if fixed is not None:
         return fixed
     close = near(text, live, table)
-    rule = decide(text, live, close, restates, confirms)
+    rule = decide(text, live, close, restates)
     if rule.action != "create" or hint is None or not _usable(hint, text, live, allow_skip=allow_skip):
         return rule  # what the rules found stands; a model may find what they missed
     if hint.action not in ("merge", "supersede"):
@@ -160,13 +159,11 @@ def record_all(
     *,
     allow_skip: bool = True,
     restates: Restates | None = None,
-    confirms: Restates | None = None,
 ) -> tuple[MemoryDocument, list[Recorded]]:
     """Record candidates one after another, each seeing the ones before it."""
     outcomes: list[Recorded] = []
     for candidate in candidates:
-        hint = hints.get(candidate.text)
-        decision = choose(doc, candidate, hint, table, allow_skip=allow_skip, restates=restates, confirms=confirms)
+        decision = choose(doc, candidate, hints.get(candidate.text), table, allow_skip=allow_skip, restates=restates)
         doc, outcome = record(doc, candidate, decision, entry)
         outcomes.append(outcome)
     return doc, outcomes

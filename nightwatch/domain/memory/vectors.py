@@ -9,8 +9,7 @@ At write time the encoder also reads each candidate beside each of its nearest l
 before the store's lock; curation's restatement test is then the learned judge's (`restates_by`: a logistic
 regression over the rules' own signals and that reading, weights in restatement.json, fitted on tune data by
 `python -m bench.judge --save`), and the rules' where a pair was not read (a lesson added meanwhile). A sentence with
-a word exchanged in place and nothing else changed is never the judge's to merge. An update the rule sees stands
-where a second regression over the same figures (`updates_by`, weights in update.json) finds it likely enough.
+a word exchanged in place and nothing else changed is never the judge's to merge.
 
 The backfill embeds, in the background, the lessons a read found without a stored vector: it runs on one daemon
 thread, once per memory at a time. The next write to that memory embeds them too, so nothing depends on the
@@ -187,24 +186,6 @@ def restates_by(readings: Readings) -> Restates | None:
         return judge().says(signals(older, similarity, newer, reading))
 
     return restates
-
-
-@cache
-def update_check() -> Logistic:
-    return Logistic.packaged(__package__, "update.json")
-
-
-def updates_by(readings: Readings) -> Restates | None:
-    """A check on curation's update rule where the two were read together: the supersession the rule sees stands
-    unless the learned check (same figures, weights in update.json) finds it unlikely; unread pairs, the rule's."""
-    if not readings:
-        return None
-
-    def confirms(older: str, similarity: float | None, newer: str) -> bool:
-        reading = readings.get((older, newer))
-        return similarity is None or reading is None or update_check().says(signals(older, similarity, newer, reading))
-
-    return confirms
 
 
 class Backfill(Protocol):

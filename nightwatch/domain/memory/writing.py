@@ -24,7 +24,7 @@ from nightwatch.domain.memory.format import new_document
 from nightwatch.domain.memory.models import PendingLesson
 from nightwatch.domain.memory.ports import MemoryStore, PendingLessons
 from nightwatch.domain.memory.recording import Entry, Recorded, Tally, advise, record_all
-from nightwatch.domain.memory.vectors import MemoryVectors, restates_by, updates_by
+from nightwatch.domain.memory.vectors import MemoryVectors, restates_by
 from nightwatch.domain.models import Persona
 from nightwatch.domain.ports import Clock
 
@@ -90,15 +90,13 @@ class LessonWriter:
         texts = [candidate.text for candidate in candidates]
         table = self._vectors.completed(persona.slug, project, [*texts, *(lesson.text for lesson in live)])
         hints = advise(self._llm, persona, project, candidates, live, table) if self._use_model else {}
-        readings = self._vectors.read_together(texts, live, table)
-        restates, confirms = restates_by(readings), updates_by(readings)
+        restates = restates_by(self._vectors.read_together(texts, live, table))
         outcomes: list[Recorded] = []
 
         def change(text: str) -> str:
             title = f"{persona.name} · memory for {project}"
             base = self._cache.document(persona.slug, project, text) if text else new_document(title)
-            judged = {"restates": restates, "confirms": confirms}
-            doc, done = record_all(base, candidates, hints, entry, table, allow_skip=allow_skip, **judged)
+            doc, done = record_all(base, candidates, hints, entry, table, allow_skip=allow_skip, restates=restates)
             outcomes[:] = done
             return doc.render() if any(outcome.action != "skip" for outcome in done) else text
 

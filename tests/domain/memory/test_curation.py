@@ -121,23 +121,6 @@ def test_a_new_value_in_wider_words_updates_a_close_lesson(newer: str) -> None:
     assert decide("The monorepo pipeline takes about 38 minutes at p50 on main.", [older], near).action != "supersede"
 
 
-def test_an_update_the_rule_sees_stands_only_where_the_check_given_confirms_it() -> None:
-    older = _lesson("The monorepo pipeline takes about 38 minutes at p50.")
-    newer, near = "Monorepo pipeline p50 is down to 17 minutes after test sharding.", [Neighbour(older, 0.6)]
-    asked: list[tuple[str, float | None, str]] = []
-
-    def doubts(old: str, similarity: float | None, new: str) -> bool:
-        asked.append((old, similarity, new))
-        return False
-
-    assert decide(newer, [older], near, confirms=doubts) == Curation("create")
-    assert asked == [(older.text, 0.6, newer)]
-    assert decide(newer, [older], near, confirms=lambda *_: True) == Curation("supersede", older.id)
-    unrelated = "The monorepo has 1,200 Bazel targets."  # the rule sees no update: the check is not asked
-    assert decide(unrelated, [older], near, confirms=doubts).action == "create"
-    assert len(asked) == 1
-
-
 def test_the_offline_mark_is_not_a_subject_two_lessons_share() -> None:
     # The README's offline deliberation: two of Maya's lessons that share the mark, the endpoint and little else
     held = _lesson(

@@ -1,6 +1,5 @@
-"""Curation's learned restatement judge and update check: the encoder reads a new lesson beside each of its nearest
-lessons as one pair, and weights fitted on tune data (bench/judge.py) decide a restatement wherever a pair was read,
-and whether an update the rule sees stands."""
+"""Curation's learned restatement judge: the encoder reads a new lesson beside each of its nearest lessons as one pair,
+and weights fitted on tune data (bench/judge.py) decide a restatement wherever a pair was read."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from numpy.typing import NDArray
 from nightwatch.adapters.encoder import embeddings
 from nightwatch.domain.errors import ConfigError
 from nightwatch.domain.memory import MemoryPolicy, MemoryService, vectors
-from nightwatch.domain.memory.vectors import MemoryVectors, restates_by, updates_by
+from nightwatch.domain.memory.vectors import MemoryVectors, restates_by
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.recall.ranking import Recall
 from nightwatch.domain.vectors import VectorTable
@@ -63,25 +62,8 @@ def encoder() -> embeddings.MiniLMEncoder:
 
 
 def test_the_shipped_weights_weigh_the_signals_the_memory_room_gives() -> None:
-    for learned in (vectors.judge(), vectors.update_check()):
-        assert learned.features == vectors.SIGNALS
-        assert 0.0 < learned.threshold < 1.0
-
-
-@needs_model
-def test_a_lesson_on_another_point_that_reads_like_an_update_does_not_retire_the_older(
-    encoder: embeddings.MiniLMEncoder,
-) -> None:
-    limit = "POST /reports accepts up to 10 attachments per report."
-    bulk = "Console bulk actions cap at 500 reports; a test covers the 501st report being rejected."
-    checked = service(encoder)
-    checked.remember(DEV, "mod-queue", limit)
-    checked.remember(DEV, "mod-queue", bulk)
-    assert [lesson.text for lesson in checked.lessons(DEV, "mod-queue")] == [limit, bulk]
-    rules = service(EmbedOnly(encoder))  # the rule alone reads another amount and "rejected" as an update
-    rules.remember(DEV, "mod-queue", limit)
-    rules.remember(DEV, "mod-queue", bulk)
-    assert [lesson.text for lesson in rules.lessons(DEV, "mod-queue")] == [bulk]
+    assert vectors.judge().features == vectors.SIGNALS
+    assert 0.0 < vectors.judge().threshold < 1.0
 
 
 @needs_model
@@ -122,8 +104,7 @@ def test_a_reader_that_fails_leaves_restatements_to_the_rules(caplog: pytest.Log
     live = [Lesson("a1", "Deploys run on Tuesdays.", FakeClock().now())]
     readings = memory.read_together(["Deploys go out on Tuesdays."], live, table)
     assert readings == {}
-    assert restates_by(readings) is None  # curation's own rules decide
-    assert updates_by(readings) is None
+    assert restates_by(readings) is None  # curation's own rule decides
     assert "judged by the rules alone" in caplog.text
 
 
