@@ -60,7 +60,8 @@ def fit(
     rows: Floats, yes: NDArray[np.bool_], features: Sequence[str], threshold: float, penalty: float = 1.0
 ) -> Logistic:
     """Fit by full-batch gradient descent on standardised figures with an L2 penalty (2,000 steps)."""
-    mean, scale = rows.mean(0), rows.std(0) + 1e-9
+    spread = rows.std(0)
+    mean, scale = rows.mean(0), np.where(spread > 1e-6, spread, 1.0)  # a figure that never varies weighs nothing
     z, target = (rows - mean) / scale, yes.astype(np.float64)
     weights, bias = np.zeros(z.shape[1]), 0.0
     for _ in range(2000):

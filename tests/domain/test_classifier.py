@@ -32,3 +32,13 @@ def test_weights_that_do_not_fit_together_are_refused(change: dict[str, list[flo
             "threshold": 0.5}  # fmt: skip
     with pytest.raises(ValueError, match="2 features"):
         Logistic.from_json(json.dumps({**body, **change}))
+
+
+def test_a_figure_that_never_varies_in_the_fit_weighs_nothing_and_the_weights_still_load() -> None:
+    rng = np.random.default_rng(3)
+    varying = rng.normal(size=400)
+    rows = np.column_stack([varying, np.zeros(400)])  # the second figure is 0 in every row fitted on
+    model = Logistic.from_json(fit(rows, varying > 0, ("varies", "constant"), threshold=0.5).to_json())
+    assert model.scale[1] == 1.0
+    assert model.says([1.0, 0.0])
+    assert model.probability([1.0, 5.0]) == pytest.approx(model.probability([1.0, 0.0]), abs=1e-6)
