@@ -42,7 +42,7 @@ from nightwatch.domain.memory import curation, specifics
 from nightwatch.domain.models import Lesson
 
 DATA = Path(__file__).parent / "data"
-TUNE = (  # the judge's weights are fitted on these; tune_more_7 and tune_more_9 join at its next refit
+TUNE = (  # the judge's weights are fitted on these; tune_more_7, 8 and 9 join at its next refit
     "persona_lessons.jsonl",
     "tune_extra.jsonl",
     "tune_extra2.jsonl",
