@@ -1,10 +1,10 @@
 """Amounts in prose, made one: "ninety days" is "90 days", "a day" is "24 hours", "five hundred euros" is "500 EUR".
 
-Durations become seconds, sizes kilobytes, shares percent, times of day hh:mm, money keeps its currency ("$500"
-and "500 dollars" are "500usd"), a version its "v" ("v4"), and how often something happens is its period in
-seconds ("daily" is "every day", "every Sunday" and "per week" are weekly, "twice a year" is every half year; an
-interval, "every 90 days", stays a duration). A number word or an article counts only before a unit
-written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s";
+Durations become seconds ("a minute and a half" is 90), sizes kilobytes, shares percent, times of day hh:mm, money
+keeps its currency ("$500" and "500 dollars" are "500usd"), a version its "v" ("v4"), and how often something
+happens is its period in seconds ("daily" is "every day", "every Sunday" and "per week" are weekly, "twice a year" is
+every half year; an interval, "every 90 days", stays a duration). A number word or an article counts only before a
+unit written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s";
 "a second" is the ordinal ("a second approver").
 """
 
@@ -44,6 +44,9 @@ _WITH_UNIT = re.compile(
 _BARE = re.compile(rf"(?<![\w.])(?:{_NUMBER})(?![\w])", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am\b|pm\b|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
 _QUARTER_HOUR = re.compile(r"\ba quarter(?: of an |-| )hour\b", re.IGNORECASE)
+_AND_A_HALF = re.compile(  # "a minute and a half", "two and a half hours": one more half of the unit
+    rf"(?<![\w.])(?P<n>\d+|{_WORD}|an?)(?: (?P<before>[a-z]+))? and a half(?: (?P<after>[a-z]+))?\b", re.IGNORECASE
+)
 _VERSION = re.compile(r"(?<![\w.])v(\d+(?:\.\d+)*)\b", re.IGNORECASE)
 _EVERY = re.compile(
     r"\b(?:(hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)|(?:every|each|per) (hour|day|"
@@ -89,7 +92,7 @@ def _number(match: re.Match[str]) -> float | None:
 def amounts(text: str) -> frozenset[str]:
     """The numbers a lesson states, with their units made one (see the module docstring)."""
     found: set[str] = set()
-    lowered = _QUARTER_HOUR.sub("15 minutes", text.replace("’", "'"))
+    lowered = _AND_A_HALF.sub(_half_more, _QUARTER_HOUR.sub("15 minutes", text.replace("’", "'")))
     for clock in _CLOCK.finditer(lowered):
         hour, minute = int(clock.group(1) or clock.group(4)), int(clock.group(2) or clock.group(5) or 0)
         if (clock.group(3) or "").lower().startswith("p") and hour < 12:
@@ -115,6 +118,17 @@ def amounts(text: str) -> frozenset[str]:
         if match.group("num") or (match.group("word") and match.group("word").lower() != "one"):
             found.add(_normalised(_number(match) or 0.0, "", match.group("cur")))
     return frozenset(found)
+
+
+def _half_more(match: re.Match[str]) -> str:
+    """ "a minute and a half" is "1.5 minutes", "two and a half hours" "2.5 hours"; else left as written."""
+    before, after = match.group("before"), match.group("after")
+    unit = before if before else after or ""
+    if not _SPELLED_UNIT.match(unit):
+        return match.group(0)
+    spelled = match.group("n")
+    count = 1.0 if spelled.lower() in ("a", "an") else _count(spelled)
+    return f"{count + 0.5:g} {unit}" + (f" {after}" if before and after else "")
 
 
 def _normalised(value: float, unit: str, currency: str | None = None) -> str:

@@ -33,6 +33,10 @@ from nightwatch.domain.amounts import amounts, dimension
         ("the import runs four times a day", "the import runs 4 times each day"),
         ("node pools are upgraded per quarter", "node pools are upgraded quarterly"),
         ("training once a year", "training annually"),
+        ("checks give up after a minute and a half", "checks time out after 90 seconds"),
+        ("an hour and a half on the phone", "90 minutes on the phone"),
+        ("a soak of two and a half hours", "a soak of 150 minutes"),
+        ("twelve and a half percent off", "12.5% off"),
     ],
 )
 def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
@@ -46,6 +50,7 @@ def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
         "even read-only ones",  # nor "ones" "one s"
         "any refund over the limit needs a second approver",  # an ordinal, not a duration
         "the one dashboard finance reads",  # "the one" is prose
+        "a team and a half of contractors",  # "and a half" of something that is not a unit
     ],
 )
 def test_words_that_only_look_like_an_amount_are_none(text: str) -> None:

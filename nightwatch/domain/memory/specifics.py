@@ -52,7 +52,7 @@ UPDATE = re.compile(
 # A lesson that adds to another ("also", "on top of", "Exception: ...") is not its update.
 ADDS = re.compile(r"\b(?:also|additionally|in addition|on top of|as well)\b|^\W*exception\b", re.IGNORECASE)
 CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
-FIX = re.compile(r"\bfix(?:ed)? (?:for|by)\b|\bfix:|^\W*fix\b|\b[A-Z][A-Z0-9]*-\d+ fix\b", re.IGNORECASE)
+FIX = re.compile(r"\bfix(?:ed)? (?:for|by)\b|^\W*fix\b|\b[A-Z][A-Z0-9]*-\d+ fix\b", re.IGNORECASE)
 _FRAME = frozenset({"remind", "reminder", "note", "lesson", "learn", "rule", "exception", "fix", "again"})
 _UNIT = re.compile(r"^v|[a-z%]+$")
 _NOT = re.compile(r"n['’]t\b", re.IGNORECASE)

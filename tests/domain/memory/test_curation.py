@@ -369,6 +369,12 @@ def test_a_lesson_labelled_fix_never_supersedes_the_one_labelled_cause() -> None
     assert decide(newer, [older], [Neighbour(older, 0.92)]) == Curation("create")
 
 
+def test_an_incident_told_with_its_fix_is_one_lesson_its_restatement_merges_into() -> None:
+    older = _lesson("INC-5121: align-runner truncated gzipped FASTQs. Fix: compare read counts after alignment.")
+    restated = "From INC-5121: align-runner lost reads on concatenated gzip FASTQs; compare read counts after it."
+    assert decide(restated, [older], [Neighbour(older, 0.85)]) == Curation("merge", older.id)
+
+
 def test_another_region_in_capitals_is_another_subject_not_an_update() -> None:
     older = _lesson("Retargeting segments expire after 30 days for EU users.")
     assert decide("Retargeting segments expire after 90 days for US users.", [older], [Neighbour(older, 0.92)]) == (
