@@ -1,11 +1,11 @@
 """Amounts in prose, made one: "ninety days" is "90 days", "a day" is "24 hours", "five hundred euros" is "500 EUR".
 
 Durations become seconds ("a minute and a half" is 90), sizes kilobytes, shares percent, times of day hh:mm, money
-keeps its currency ("$500" and "500 dollars" are "500usd"), a version its "v" ("v4"), and how often something
-happens is its period in seconds ("daily" is "every day", "every Sunday" and "per week" are weekly, "twice a year" is
-every half year; an interval, "every 90 days", stays a duration). A number word or an article counts only before a
-unit written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s";
-"a second" is the ordinal ("a second approver").
+keeps its currency ("$500" and "500 dollars" are "500usd"), a version its "v" ("v4"). How often something happens
+is the time between two times, a duration too: "daily" is "every day" and "every 24 hours", "four times a minute" is
+"every 15 seconds", "every Sunday" and "per week" are weekly, "quarterly" is "every 90 days". A number word or an
+article counts only before a unit written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is
+not "a s", nor "ones" "one s"; "a second" is the ordinal ("a second approver").
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ _WITH_UNIT = re.compile(
 )
 _BARE = re.compile(rf"(?<![\w.])(?:{_NUMBER})(?![\w])", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am\b|pm\b|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
-_QUARTER_HOUR = re.compile(r"\ba quarter(?: of an |-| )hour\b", re.IGNORECASE)
+_QUARTER_HOUR = re.compile(r"\b(?:(a)|every|each) quarter(?: of an |-| )hour\b", re.IGNORECASE)
 _AND_A_HALF = re.compile(  # "a minute and a half", "two and a half hours": one more half of the unit
     rf"(?<![\w.])(?P<n>\d+|{_WORD}|an?)(?: (?P<before>[a-z]+))? and a half(?: (?P<after>[a-z]+))?\b", re.IGNORECASE
 )
@@ -53,7 +53,7 @@ _EVERY = re.compile(
     r"night|week|fortnight|month|quarter|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
     re.IGNORECASE,
 )
-_PERIOD_UNITS = r"(?P<unit>hour|day|week|fortnight|month|quarter|year)s?"
+_PERIOD_UNITS = r"(?P<unit>minute|hour|day|week|fortnight|month|quarter|year)s?"
 _TIMES = re.compile(  # "twice a year", "three times per week"
     rf"\b(?:(?P<once>once|twice|thrice)|(?P<n>\d+|{_WORD}) times) (?:a|an|per|every|each) {_PERIOD_UNITS}\b",
     re.IGNORECASE,
@@ -92,7 +92,7 @@ def _number(match: re.Match[str]) -> float | None:
 def amounts(text: str) -> frozenset[str]:
     """The numbers a lesson states, with their units made one (see the module docstring)."""
     found: set[str] = set()
-    lowered = _AND_A_HALF.sub(_half_more, _QUARTER_HOUR.sub("15 minutes", text.replace("’", "'")))
+    lowered = _AND_A_HALF.sub(_half_more, _QUARTER_HOUR.sub(_quarter_hour, text.replace("’", "'")))
     for clock in _CLOCK.finditer(lowered):
         hour, minute = int(clock.group(1) or clock.group(4)), int(clock.group(2) or clock.group(5) or 0)
         if (clock.group(3) or "").lower().startswith("p") and hour < 12:
@@ -102,12 +102,12 @@ def amounts(text: str) -> frozenset[str]:
     found.update(f"v{version.group(1)}" for version in _VERSION.finditer(lowered))
     for match in _TIMES.finditer(lowered):  # "twice a year": every half year
         count = _ONCE.get((match.group("once") or "").lower()) or _count(match.group("n"))
-        found.add(f"{_SECONDS[match.group('unit').lower()] / count:g}per")
+        found.add(f"{_SECONDS[match.group('unit').lower()] / count:g}s")
     lowered = _TIMES.sub(" ", lowered)
-    for every in _EVERY.finditer(lowered):  # "daily", "every Sunday": how often, not how long
+    for every in _EVERY.finditer(lowered):  # "daily", "every Sunday": every so long
         word = (every.group(1) or every.group(2)).lower()
         period = _PERIODS.get(word, word if word in _SECONDS else "week")  # every <weekday> is weekly
-        found.add(f"{_SECONDS[period]:g}per")
+        found.add(f"{_SECONDS[period]:g}s")
     for match in _WITH_UNIT.finditer(lowered):
         value, unit = _number(match), match.group("unit").lower()
         spelled = match.group("num") or (match.group("gap") and _SPELLED_UNIT.match(unit))
@@ -118,6 +118,11 @@ def amounts(text: str) -> frozenset[str]:
         if match.group("num") or (match.group("word") and match.group("word").lower() != "one"):
             found.add(_normalised(_number(match) or 0.0, "", match.group("cur")))
     return frozenset(found)
+
+
+def _quarter_hour(match: re.Match[str]) -> str:
+    """ "a quarter hour" is "15 minutes"; "every quarter hour" is "every 15 minutes", not every quarter of a year."""
+    return "15 minutes" if match.group(1) else "every 15 minutes"
 
 
 def _half_more(match: re.Match[str]) -> str:
@@ -146,8 +151,7 @@ def _normalised(value: float, unit: str, currency: str | None = None) -> str:
 
 
 def dimension(amount: str) -> str:
-    """What an amount measures: "s", "kb", "%", "eur", "per" (how often), "v" (a version), "" (a bare number), ":"
-    (a time of day)."""
+    """What an amount measures: "s", "kb", "%", "eur", "v" (a version), "" (a bare number), ":" (a time of day)."""
     if amount.startswith("v"):
         return "v"
     return ":" if ":" in amount else re.sub(r"^[\d.e+-]+", "", amount)

@@ -57,11 +57,14 @@ def test_words_that_only_look_like_an_amount_are_none(text: str) -> None:
     assert not {amount for amount in amounts(text) if dimension(amount) in ("s", "")}
 
 
-def test_versions_and_how_often_are_amounts_of_their_own_kind() -> None:
+def test_versions_are_amounts_of_their_own_kind_and_how_often_is_the_time_between() -> None:
     assert amounts("tox-bert v4 is the production model") == {"v4"}
     assert dimension("v4") == dimension("v6.1") == "v"
     daily, weekly = amounts("Staging is refreshed daily"), amounts("Staging is refreshed every Sunday")
     assert daily != weekly
-    assert {dimension(a) for a in daily} == {dimension(a) for a in weekly} == {"per"}
-    assert dimension(next(iter(amounts("every two weeks")))) == "s"  # an interval stays a duration
+    assert {dimension(a) for a in daily} == {dimension(a) for a in weekly} == {"s"}
+    assert daily == amounts("Staging is refreshed every 24 hours")
+    assert amounts("every 15 seconds") == amounts("four times a minute") != frozenset()
+    assert amounts("every 15 minutes") == amounts("every quarter hour") == amounts("four times an hour") != frozenset()
+    assert amounts("keys are rotated quarterly") == amounts("keys are rotated every 90 days")
     assert amounts("required twice a year") != amounts("required once a year")  # how often, each its own period

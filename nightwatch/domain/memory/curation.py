@@ -32,6 +32,7 @@ from nightwatch.domain.memory.specifics import (
     complements,
     conflict,
     covers,
+    exception_beside,
     features,
     flips,
     heads,
@@ -213,8 +214,8 @@ def another_subject(a: str, b: str) -> bool:
     """One sentence with a few subject words exchanged in place ("refunds" / "credits", "iOS" / "Android", "bronze" /
     "silver"): about another thing, whatever the numbers say. A paraphrase reorders and rewords far more than that;
     a changed number alone is not another subject."""
-    if cause_and_fix(a, b) or _other_heads(a, b):
-        return True  # why it broke vs. how it was fixed; "Staging photos ..." vs. "Production photos ..."
+    if cause_and_fix(a, b) or exception_beside(a, b) or _other_heads(a, b):
+        return True  # why it broke vs. its fix; a rule vs. its exception; "Staging photos ..." vs. "Production ..."
     mine, theirs = subject_tokens(a), subject_tokens(b)
     if not mine or not theirs:
         return False

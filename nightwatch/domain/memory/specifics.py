@@ -50,6 +50,7 @@ UPDATE = re.compile(
 # Why something broke and how it was fixed ("Fix for INC-7: ...") are two lessons, however alike they read; framing
 # is not a subject.
 # A lesson that adds to another ("also", "on top of", "Exception: ...") is not its update.
+EXCEPTION = re.compile(r"^\W*exception\b", re.IGNORECASE)
 ADDS = re.compile(r"\b(?:also|additionally|in addition|on top of|as well)\b|^\W*exception\b", re.IGNORECASE)
 CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
 FIX = re.compile(r"\bfix(?:ed)? (?:for|by)\b|^\W*fix\b|\b[A-Z][A-Z0-9]*-\d+ fix\b", re.IGNORECASE)
@@ -214,6 +215,11 @@ def complements(older: str, newer: str) -> bool:
     """The newer stands beside the older, never replacing it: it adds to it ("also", "Exception: ...") or is the fix
     beside its cause."""
     return ADDS.search(newer) is not None or cause_and_fix(older, newer)
+
+
+def exception_beside(a: str, b: str) -> bool:
+    """One lesson is an exception ("Exception: ...") and the other is not: an exception beside its rule."""
+    return bool(EXCEPTION.search(a)) != bool(EXCEPTION.search(b))
 
 
 def cause_and_fix(a: str, b: str) -> bool:

@@ -40,6 +40,7 @@ from nightwatch.domain.memory.recording import near
 from nightwatch.domain.memory.specifics import (
     cause_and_fix,
     changed_amount,
+    exception_beside,
     features,
     flips,
     only_exchanged,
@@ -183,6 +184,8 @@ def restates_by(readings: Readings) -> Restates | None:
             return is_duplicate(older, newer, similarity)
         if similarity < SYNONYM_MEANING and only_exchanged(older, newer, EXCHANGED_MAX):
             return False  # a word exchanged in place and nothing else: another thing ("exports" / "imports")
+        if exception_beside(older, newer):
+            return False  # "Exception: ..." beside the rule it excepts
         return judge().says(signals(older, similarity, newer, reading))
 
     return restates

@@ -375,6 +375,13 @@ def test_an_incident_told_with_its_fix_is_one_lesson_its_restatement_merges_into
     assert decide(restated, [older], [Neighbour(older, 0.85)]) == Curation("merge", older.id)
 
 
+def test_an_exception_is_never_one_lesson_with_its_rule() -> None:
+    rule = _lesson("Deploys to production are frozen for 24 hours after a Sev-1 incident.")
+    exception = "Exception: security patches go to production within 24 hours, freeze or not."
+    assert decide(exception, [rule], [Neighbour(rule, 0.9)]) == Curation("create")
+    assert is_duplicate(rule.text, "Production deploys are frozen for 24 hours after any Sev-1 incident.", 0.9)
+
+
 def test_another_region_in_capitals_is_another_subject_not_an_update() -> None:
     older = _lesson("Retargeting segments expire after 30 days for EU users.")
     assert decide("Retargeting segments expire after 90 days for US users.", [older], [Neighbour(older, 0.92)]) == (

@@ -95,6 +95,20 @@ def test_an_update_is_not_taken_for_a_restatement(encoder: embeddings.MiniLMEnco
     assert [lesson.id for lesson in judged.lessons(DEV, "auth")] == [newer.id] != [first.id]
 
 
+@needs_model
+def test_an_exception_never_merges_into_the_rule_it_excepts(encoder: embeddings.MiniLMEncoder) -> None:
+    judged = service(encoder)
+    rule = judged.remember(
+        DEV, "alerts", "saved-search-alerts sends at most one email per saved search per day, even if several match."
+    )
+    exception = (
+        "Exception: price-drop alerts bypass the one-email-a-day limit; saved-search-alerts sends them right away."
+    )
+    assert judged.record(DEV, "alerts", exception).outcome == "created"
+    assert [lesson.id for lesson in judged.lessons(DEV, "alerts")][:1] == [rule.id]
+    assert len(judged.lessons(DEV, "alerts")) == 2
+
+
 def test_a_reader_that_fails_leaves_restatements_to_the_rules(caplog: pytest.LogCaptureFixture) -> None:
     reader = BrokenReader()
     table = VectorTable.empty().with_texts(
