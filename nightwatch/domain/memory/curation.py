@@ -8,7 +8,7 @@ shared words for a lesson without one). `decide` is the choice when no model is 
   other subjects and go on alike ("Staging photos ..." / "Production photos ..."), or a cause beside its fix: never
   merged (that would lose a fact) unless all but the same in meaning ("arrives" / "comes" is one word);
 - an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer", or in
-  wider words "down to", "since the") or flips a decision, or, closer still and about the same things, states
+  wider words "down to", "since the"), or, closer still, flips a decision or (about the same things) states
   another amount of a kind the older one states; it supersedes the older one, unless it adds to it ("also", "on top
   of", "Exception: ..."); anything else is created. A model's merge or supersession where the rules would create
 stands only when `advice_holds`. A candidate's category can fix the outcome first (`by_category`): `events` and
@@ -56,7 +56,7 @@ Restates = Callable[[str, float | None, str], bool]  # (older, cosine, newer): a
 DUPLICATE_MEANING = 0.7  # a paraphrase this close, with the same specifics, says the same thing
 SYNONYM_MEANING = 0.92  # ... and this close, a word exchanged in place is another word for it ("arrives"/"comes")
 UPDATE_MEANING = 0.45  # ... this close, saying it changes something, updates it
-CHANGED_MEANING, CHANGED_SHARE = 0.75, 0.45  # ... this close, this share of words alike, another amount: updates
+CHANGED_MEANING, CHANGED_SHARE = 0.75, 0.45  # ... this close, a flip or (this share alike) another amount updates
 RETIRED_MEANING = 0.6  # reading leaves an older lesson out when a newer one this close changes its specific
 RANKED_SHARE = 0.5  # ... and ranks the newer first when it changes an amount and shares this of the shorter's words
 OUTRANKED_MEANING = 0.7  # ... and leaves the older out, for a question it ranks below the newer on, this close
@@ -250,7 +250,7 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
             or (another_subject(older, candidate) and not says_change(candidate))
         ):
             return False
-        if says_change(candidate) or flips(features(older), features(candidate)):
+        if says_change(candidate) or (similarity >= CHANGED_MEANING and flips(features(older), features(candidate))):
             return True
         shared = overlap(features(older).words, features(candidate).words) >= WIDER_SHARE
         widely = similarity >= WIDER_MEANING and shared and UPDATE.search(candidate) is not None

@@ -382,6 +382,16 @@ def test_an_exception_is_never_one_lesson_with_its_rule() -> None:
     assert is_duplicate(rule.text, "Production deploys are frozen for 24 hours after any Sev-1 incident.", 0.9)
 
 
+def test_a_flipped_decision_updates_only_a_lesson_about_the_same_thing() -> None:
+    sfu = _lesson("sfu-node never decodes video; it only forwards RTP packets, so CPU follows the packet rate.")
+    screen = "Screen share is always sent at 15 fps at most and goes before camera video when bandwidth drops."
+    assert decide(screen, [sfu], [Neighbour(sfu, 0.5)]) == Curation("create")  # always / never, about other things
+    pinning = _lesson("Always pin dependency versions in the service images.")
+    assert decide("Never pin dependency versions in the service images.", [pinning], [Neighbour(pinning, 0.9)]) == (
+        Curation("supersede", pinning.id)
+    )
+
+
 def test_another_region_in_capitals_is_another_subject_not_an_update() -> None:
     older = _lesson("Retargeting segments expire after 30 days for EU users.")
     assert decide("Retargeting segments expire after 90 days for US users.", [older], [Neighbour(older, 0.92)]) == (
