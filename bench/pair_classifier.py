@@ -42,11 +42,11 @@ from nightwatch.domain.memory import curation, specifics
 from nightwatch.domain.models import Lesson
 
 DATA = Path(__file__).parent / "data"
-TUNE = (  # the judge's weights are fitted on these; tune_more_7, 8 and 9 join at its next refit
+TUNE = (  # the judge's weights are fitted on these
     "persona_lessons.jsonl",
     "tune_extra.jsonl",
     "tune_extra2.jsonl",
-    *(f"tune_more_{n}.jsonl" for n in range(1, 7)),
+    *(f"tune_more_{n}.jsonl" for n in range(1, 10)),
 )
 NEITHER, RESTATES, UPDATES = 0, 1, 2
 MERGE_AT = (0.5, 0.6, 0.7)
