@@ -5,15 +5,15 @@ shared words for a lesson without one). `decide` is the choice when no model is 
 - a **restatement** is close in meaning and contradicts none of the other's specifics: it may leave some out or spell
   them another way ("ninety days" is "90 days": `domain.amounts`), but no amount, name or decision may differ;
 - **another subject** is one sentence with a word or two exchanged in place ("refunds" / "credits"), two that open on
-  other subjects and go on alike ("Staging photos ..." / "Production photos ..."), or a cause beside its fix: never
-  merged (that would lose a fact) unless all but the same in meaning ("arrives" / "comes" is one word);
+  other subjects and go on alike ("Staging photos ..." / "Production photos ..."), a cause beside its fix, or an
+  exception beside its rule: never merged (a fact would be lost) unless all but one in meaning ("arrives" / "comes");
 - an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer", or in
-  wider words "down to", "since the"), or, closer still, flips a decision or (about the same things) states
-  another amount of a kind the older one states; it supersedes the older one, unless it adds to it ("also", "on top
-  of", "Exception: ..."); anything else is created. A model's merge or supersession where the rules would create
-stands only when `advice_holds`. A candidate's category can fix the outcome first (`by_category`): `events` and
-`cases` are always created (only the same words merge); `profile` and `preferences` update their category's nearest
-entry when close enough. Thresholds were chosen on tune data only (bench/data's `tune` half, tune_extra*, tune_more_*).
+  wider words "down to", "since the"), or, closer still, flips a decision or (about the same things, no word
+  exchanged for another) states another amount of a kind the older one states; it supersedes the older one, unless
+  it adds to it ("also", "on top of", "Exception: ..."); anything else is created. A model's merge or supersession
+where the rules would create stands only when `advice_holds`. A candidate's category can fix the outcome first
+(`by_category`): `events` and `cases` are always created (only the same words merge); `profile` and `preferences`
+update their category's nearest entry when close enough. Thresholds were chosen on the tune files only.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from nightwatch.domain.memory.specifics import (
     conflict,
     covers,
     exception_beside,
+    exchanged,
     features,
     flips,
     heads,
@@ -254,7 +255,7 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
             return True
         shared = overlap(features(older).words, features(candidate).words) >= WIDER_SHARE
         widely = similarity >= WIDER_MEANING and shared and UPDATE.search(candidate) is not None
-        same = same_things(older, candidate, CHANGED_SHARE)
+        same = same_things(older, candidate, CHANGED_SHARE) and not exchanged(older, candidate)  # not a look-alike
         return widely or (similarity >= CHANGED_MEANING and same and changed_amount(older, candidate))
     old, mine = features(older), features(candidate)
     if old.values == mine.values and not conflict(old, mine):

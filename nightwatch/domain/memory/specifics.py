@@ -115,10 +115,7 @@ def _tokens(text: str) -> list[str]:
 @lru_cache(maxsize=65536)
 def features(text: str) -> Features:
     """Split a lesson into content words (stemmed), values, names, decision words and negation."""
-    words: set[str] = set()
-    values: set[str] = set()
-    names: set[str] = set()
-    decisions: set[str] = set()
+    words, values, names, decisions = set[str](), set[str](), set[str](), set[str]()
     negations = 0
     for token in _tokens(text):
         lower = token.lower().strip("`")
@@ -175,14 +172,20 @@ def token_opcodes(a: str, b: str) -> tuple[tuple[str, int, int, int, int], ...]:
     return tuple(SequenceMatcher(None, subject_tokens(a), subject_tokens(b), autojunk=False).get_opcodes())
 
 
+def exchanged(a: str, b: str) -> bool:
+    """Words of one (not numbers) stand where the other has others: "for captains" / "for cabin crew"."""
+    mine, theirs, ops = subject_tokens(a), subject_tokens(b), token_opcodes(a, b)
+    return any(
+        tag == "replace" and set(mine[i1:i2]) - {"#"} and set(theirs[j1:j2]) - {"#"} for tag, i1, i2, j1, j2 in ops
+    )
+
+
 def only_exchanged(a: str, b: str, most: int) -> bool:
     """The two are one sentence with a word (or up to `most` words) exchanged in place and nothing else changed."""
-    changed = [op for op in token_opcodes(a, b) if op[0] != "equal"]
-    return (
-        len(changed) == 1
-        and changed[0][0] == "replace"
-        and 0 < changed[0][2] - changed[0][1] == changed[0][4] - changed[0][3] <= most
-    )
+    match [op for op in token_opcodes(a, b) if op[0] != "equal"]:
+        case [("replace", i1, i2, j1, j2)]:
+            return 0 < i2 - i1 == j2 - j1 <= most
+    return False
 
 
 def _is_component(kebab: str) -> bool:
@@ -251,8 +254,7 @@ def conflict(fa: Features, fb: Features) -> bool:
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:
     """Jaccard overlap of two word sets."""
-    union = a | b
-    return len(a & b) / len(union) if union else 0.0
+    return len(a & b) / len(a | b) if a or b else 0.0
 
 
 def days_named(text: str) -> frozenset[str]:

@@ -392,6 +392,14 @@ def test_a_flipped_decision_updates_only_a_lesson_about_the_same_thing() -> None
     )
 
 
+def test_another_amount_for_a_word_exchanged_is_a_look_alike_not_an_update() -> None:
+    captains = _lesson("swap-board trades close 48 hours before report time for captains.")
+    crew = "swap-board trades close 24 hours before report time for cabin crew."
+    assert decide(crew, [captains], [Neighbour(captains, 0.88)]) == Curation("create")
+    sooner = "swap-board trades close 24 hours before report time for captains."
+    assert decide(sooner, [captains], [Neighbour(captains, 0.95)]) == Curation("supersede", captains.id)
+
+
 def test_another_region_in_capitals_is_another_subject_not_an_update() -> None:
     older = _lesson("Retargeting segments expire after 30 days for EU users.")
     assert decide("Retargeting segments expire after 90 days for US users.", [older], [Neighbour(older, 0.92)]) == (
