@@ -28,6 +28,7 @@ from nightwatch.domain.classifier import Logistic
 from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.memory.cache import Snapshot
 from nightwatch.domain.memory.curation import (
+    CLEARLY_PARALLEL,
     EXCHANGED_MAX,
     SYNONYM_MEANING,
     Restates,
@@ -46,6 +47,8 @@ from nightwatch.domain.memory.specifics import (
     only_exchanged,
     overlap,
     says_change,
+    subject_tokens,
+    token_opcodes,
 )
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import Recall
@@ -184,11 +187,21 @@ def restates_by(readings: Readings) -> Restates | None:
             return is_duplicate(older, newer, similarity)
         if similarity < SYNONYM_MEANING and only_exchanged(older, newer, EXCHANGED_MAX):
             return False  # a word exchanged in place and nothing else: another thing ("exports" / "imports")
-        if exception_beside(older, newer):
-            return False  # "Exception: ..." beside the rule it excepts
+        if exception_beside(older, newer) or reversed_decision(older, newer):
+            return False  # "Exception: ..." beside the rule it excepts; "Always pin ..." / "Never pin ..."
         return judge().says(signals(older, similarity, newer, reading))
 
     return restates
+
+
+def reversed_decision(older: str, newer: str) -> bool:
+    """The same sentence with its decision reversed ("Always pin ..." / "Never pin ..."): never a restatement, however
+    close the two read. A paraphrase that words a decision the other way round ("never trusted" / "always
+    recalculated") rewords much more than that."""
+    if not flips(features(older), features(newer)):
+        return False
+    alike = sum(i2 - i1 for tag, i1, i2, _, _ in token_opcodes(older, newer) if tag == "equal")
+    return 2 * alike >= CLEARLY_PARALLEL * max(len(subject_tokens(older)) + len(subject_tokens(newer)), 1)
 
 
 class Backfill(Protocol):

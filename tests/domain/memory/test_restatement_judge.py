@@ -109,6 +109,24 @@ def test_an_exception_never_merges_into_the_rule_it_excepts(encoder: embeddings.
     assert len(judged.lessons(DEV, "alerts")) == 2
 
 
+@needs_model
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Always pin dependency versions in service images.", "Never pin dependency versions in service images."),
+        ("Refunds over 500 EUR are approved by finance.", "Refunds over 500 EUR are rejected by finance."),
+        ("Deploys on Friday are allowed.", "Deploys on Friday are forbidden."),
+    ],
+)
+def test_a_decision_reversed_supersedes_and_never_merges(
+    encoder: embeddings.MiniLMEncoder, older: str, newer: str
+) -> None:
+    judged = service(encoder)
+    first = judged.remember(DEV, "rules", older)
+    assert judged.record(DEV, "rules", newer).said == f"superseded {first.id}"
+    assert [lesson.text for lesson in judged.lessons(DEV, "rules")] == [newer]
+
+
 def test_a_reader_that_fails_leaves_restatements_to_the_rules(caplog: pytest.LogCaptureFixture) -> None:
     reader = BrokenReader()
     table = VectorTable.empty().with_texts(
