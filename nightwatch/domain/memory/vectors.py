@@ -195,10 +195,11 @@ def restates_by(readings: Readings) -> Restates | None:
 
 
 def reversed_decision(older: str, newer: str) -> bool:
-    """The same sentence with its decision reversed ("Always pin ..." / "Never pin ..."): never a restatement, however
-    close the two read. A paraphrase that words a decision the other way round ("never trusted" / "always
-    recalculated") rewords much more than that."""
-    if not flips(features(older), features(newer)):
+    """The same sentence with its decision reversed ("Always pin ..." / "Never pin ..."), or saying it changed
+    ("Deploys freeze on Fridays" / "Deploys no longer freeze on Fridays"): never a restatement, however close the two
+    read. A paraphrase that words a decision the other way round ("never trusted" / "always recalculated") rewords
+    much more than that."""
+    if not (flips(features(older), features(newer)) or says_change(newer)):
         return False
     alike = sum(i2 - i1 for tag, i1, i2, _, _ in token_opcodes(older, newer) if tag == "equal")
     return 2 * alike >= CLEARLY_PARALLEL * max(len(subject_tokens(older)) + len(subject_tokens(newer)), 1)

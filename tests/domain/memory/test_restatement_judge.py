@@ -116,6 +116,7 @@ def test_an_exception_never_merges_into_the_rule_it_excepts(encoder: embeddings.
         ("Always pin dependency versions in service images.", "Never pin dependency versions in service images."),
         ("Refunds over 500 EUR are approved by finance.", "Refunds over 500 EUR are rejected by finance."),
         ("Deploys on Friday are allowed.", "Deploys on Friday are forbidden."),
+        ("Deploys freeze on Fridays", "Deploys no longer freeze on Fridays"),
     ],
 )
 def test_a_decision_reversed_supersedes_and_never_merges(
