@@ -57,6 +57,7 @@ from nightwatch.domain.vectors import LessonVectors, VectorTable, vector_key
 log = logging.getLogger(__name__)
 
 _PRUNE_AFTER = 64  # rows of gone lessons a vector file may carry before it is rewritten
+NEGATED_ALIKE = 0.9  # share of subject words in place for a negated sentence to be the same one, negated
 Readings = Mapping[tuple[str, str], Sequence[float]]  # (older, newer) texts: how their words align read as a pair
 SIGNALS = (  # what the restatement judge weighs, in order (`signals`)
     *("cosine", "rules_restate", "agree", "another_subject", "says_change", "flips", "changed_amount", "cause_and_fix"),
@@ -195,14 +196,19 @@ def restates_by(readings: Readings) -> Restates | None:
 
 
 def reversed_decision(older: str, newer: str) -> bool:
-    """The same sentence with its decision reversed ("Always pin ..." / "Never pin ..."), or saying it changed
-    ("Deploys freeze on Fridays" / "Deploys no longer freeze on Fridays"): never a restatement, however close the two
-    read. A paraphrase that words a decision the other way round ("never trusted" / "always recalculated") rewords
-    much more than that."""
-    if not (flips(features(older), features(newer)) or says_change(newer)):
+    """The same sentence with its decision reversed ("Always pin ..." / "Never pin ..."), saying it changed ("Deploys
+    freeze on Fridays" / "Deploys no longer freeze on Fridays"), or negated ("Login requires MFA" / "Login does not
+    require MFA"): never a restatement, however close the two read. A paraphrase that words a decision the other way
+    round ("never trusted" / "always recalculated", "not in Looker" / "only in dbt") rewords much more than that."""
+    fo, fn = features(older), features(newer)
+    if flips(fo, fn) or says_change(newer):
+        share = CLEARLY_PARALLEL
+    elif fo.negated != fn.negated:
+        share = NEGATED_ALIKE
+    else:
         return False
     alike = sum(i2 - i1 for tag, i1, i2, _, _ in token_opcodes(older, newer) if tag == "equal")
-    return 2 * alike >= CLEARLY_PARALLEL * max(len(subject_tokens(older)) + len(subject_tokens(newer)), 1)
+    return 2 * alike >= share * max(len(subject_tokens(older)) + len(subject_tokens(newer)), 1)
 
 
 class Backfill(Protocol):

@@ -128,6 +128,14 @@ def test_a_decision_reversed_supersedes_and_never_merges(
     assert [lesson.text for lesson in judged.lessons(DEV, "rules")] == [newer]
 
 
+@needs_model
+def test_a_sentence_negated_is_kept_beside_the_older_never_merged(encoder: embeddings.MiniLMEncoder) -> None:
+    judged = service(encoder)
+    judged.remember(DEV, "auth", "Login requires MFA for admins")
+    assert judged.record(DEV, "auth", "Login does not require MFA for admins").said == "created"
+    assert len(judged.lessons(DEV, "auth")) == 2
+
+
 def test_a_reader_that_fails_leaves_restatements_to_the_rules(caplog: pytest.LogCaptureFixture) -> None:
     reader = BrokenReader()
     table = VectorTable.empty().with_texts(
