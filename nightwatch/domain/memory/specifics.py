@@ -173,11 +173,10 @@ def token_opcodes(a: str, b: str) -> tuple[tuple[str, int, int, int, int], ...]:
 
 
 def exchanged(a: str, b: str) -> bool:
-    """Words of one (not numbers) stand where the other has others: "for captains" / "for cabin crew"."""
+    """A subject word (not a number) of one has another or none in its place in the other: "for captains" / "for
+    cabin crew", "Admin passwords" / "Passwords"."""
     mine, theirs, ops = subject_tokens(a), subject_tokens(b), token_opcodes(a, b)
-    return any(
-        tag == "replace" and set(mine[i1:i2]) - {"#"} and set(theirs[j1:j2]) - {"#"} for tag, i1, i2, j1, j2 in ops
-    )
+    return any(tag != "equal" and (set(mine[i1:i2]) | set(theirs[j1:j2])) - {"#"} for tag, i1, i2, j1, j2 in ops)
 
 
 def only_exchanged(a: str, b: str, most: int) -> bool:

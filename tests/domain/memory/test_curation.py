@@ -398,6 +398,9 @@ def test_another_amount_for_a_word_exchanged_is_a_look_alike_not_an_update() -> 
     assert decide(crew, [captains], [Neighbour(captains, 0.88)]) == Curation("create")
     sooner = "swap-board trades close 24 hours before report time for captains."
     assert decide(sooner, [captains], [Neighbour(captains, 0.95)]) == Curation("supersede", captains.id)
+    everyone = _lesson("Passwords must be at least 12 characters.")
+    admins = "Admin passwords must be at least 16 characters."
+    assert decide(admins, [everyone], [Neighbour(everyone, 0.85)]) == Curation("create")  # a narrower rule
 
 
 def test_another_region_in_capitals_is_another_subject_not_an_update() -> None:
