@@ -44,6 +44,11 @@ _WITH_UNIT = re.compile(
 _BARE = re.compile(rf"(?<![\w.])(?:{_NUMBER})(?![\w])", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am\b|pm\b|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
 _QUARTER_HOUR = re.compile(r"\b(?:(a)|every|each) quarter(?: of an |-| )hour\b", re.IGNORECASE)
+_ONE_OF_A_THING = re.compile(
+    r"(?<![\w-])(?<!the )(?<!no )(?<!any )(?<!each )(?<!that )(?<!this )(?<!which )(?<!every )(?<!at )one "
+    r"(?!(?:of|more|another|or|and|by|at|to|in|on|way|thing|is|was|that|which|who|day|time)\b)[a-z]",
+    re.IGNORECASE,
+)
 _AND_A_HALF = re.compile(  # "a minute and a half", "two and a half hours": one more half of the unit
     rf"(?<![\w.])(?P<n>\d+|{_WORD}|an?)(?: (?P<before>[a-z]+))? and a half(?: (?P<after>[a-z]+))?\b", re.IGNORECASE
 )
@@ -114,9 +119,12 @@ def amounts(text: str) -> frozenset[str]:
         ordinal = match.group("a") and unit.startswith("sec")  # "a second approver"
         if value is not None and spelled and not ordinal:
             found.add(_normalised(value, unit if unit in ("s", "ms") else unit.rstrip("s"), match.group("cur")))
-    for match in _BARE.finditer(_WITH_UNIT.sub(" ", lowered)):
+    bare = _WITH_UNIT.sub(" ", lowered)
+    for match in _BARE.finditer(bare):
         if match.group("num") or (match.group("word") and match.group("word").lower() != "one"):
             found.add(_normalised(_number(match) or 0.0, "", match.group("cur")))
+    if _ONE_OF_A_THING.search(bare):  # "needs one approval" (but not "the one dashboard", "one of them")
+        found.add("1")
     return frozenset(found)
 
 

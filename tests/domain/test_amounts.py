@@ -51,10 +51,18 @@ def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
         "any refund over the limit needs a second approver",  # an ordinal, not a duration
         "the one dashboard finance reads",  # "the one" is prose
         "a team and a half of contractors",  # "and a half" of something that is not a unit
+        "one of the approvers signs off",  # "one of": which, not how many
+        "no one approves their own change",
+        "at one point the queue stalled",
     ],
 )
 def test_words_that_only_look_like_an_amount_are_none(text: str) -> None:
     assert not {amount for amount in amounts(text) if dimension(amount) in ("s", "")}
+
+
+def test_one_of_a_thing_is_a_number_another_count_can_change() -> None:
+    assert amounts("Code review needs one approval") == {"1"}
+    assert amounts("Code review needs one approval") != amounts("Code review needs two approvals")
 
 
 def test_versions_are_amounts_of_their_own_kind_and_how_often_is_the_time_between() -> None:
