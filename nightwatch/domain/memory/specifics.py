@@ -51,7 +51,7 @@ UPDATE = re.compile(
 # is not a subject.
 # A lesson that adds to another ("also", "on top of", "Exception: ...") is not its update.
 EXCEPTION = re.compile(r"^\W*exception\b", re.IGNORECASE)
-ADDS = re.compile(r"\b(?:also|additionally|in addition|on top of|as well)\b|^\W*exception\b", re.IGNORECASE)
+ADDS = re.compile(rf"\b(?:also|additionally|in addition|on top of|as well)\b|{EXCEPTION.pattern}", re.IGNORECASE)
 CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
 FIX = re.compile(r"\bfix(?:ed)? (?:for|by)\b|^\W*fix\b|\b[A-Z][A-Z0-9]*-\d+ fix\b", re.IGNORECASE)
 _FRAME = frozenset({"remind", "reminder", "note", "lesson", "learn", "rule", "exception", "fix", "again"})
