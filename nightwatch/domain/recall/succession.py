@@ -8,24 +8,31 @@ lesson never is), and that successor wins over one met earlier that only ranked 
 already ranks below the newer on, a newer that ranks first is enough to leave it out when the two are closer still
 and do not restate each other: a question whose answer the older holds ranks it first. When the two are the
 question's two best answers, another amount or a flipped decision of the same things is enough, whichever ranks
-first: both answer it, and the newer holds what is true now. Only the head of the ranking is looked at, so a read
-pays for a few dozen dot products at most.
+first: both answer it, and the newer holds what is true now. But an older lesson is never left out for a question
+that names a word only it has where the newer, otherwise the same sentence, has another ("How long are admin console
+audit logs kept?" beside "... for the admin console are retained for one year" and "... for the payment APIs are
+retained for seven years"): that is a look-alike, and the older is the one asked about. Only the head of the ranking
+is looked at, so a read pays for a few dozen dot products at most.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nightwatch.domain.models import Lesson
+from nightwatch.domain.recall.keywords import terms
 from nightwatch.domain.recall.ports import Succession
 from nightwatch.domain.vectors import LessonVectors
 
 SAME_POINT = 0.45  # cosine two lessons need before one can be read as the other's update (it then ranks below)
 HEAD = 20  # how many of the best-ranked lessons are compared
 BEST = 2  # a question's best answers: the older of two that change each other's specific is left out
+NUMBER = "#"  # every number reads as one term: a number exchanged for another is a changed value, not another thing
+PARALLEL = 0.5  # share of words in place for two lessons to be one sentence with words exchanged (`asks_older`)
 
 
 def newer_first(
@@ -34,12 +41,14 @@ def newer_first(
     vectors: LessonVectors | None,
     succession: Succession | None,
     pinned: frozenset[int] = frozenset(),
+    question: str = "",
 ) -> tuple[NDArray[np.int64], frozenset[int]]:
-    """`order` with each updated lesson placed right after its successor, and the positions it supersedes."""
+    """`order` with each updated lesson placed right after its successor, and the positions it supersedes, for
+    `question`."""
     if succession is None or vectors is None or len(order) < 2 or len(vectors.present) != len(lessons):
         return order, frozenset()
     head = [i for i in order[:HEAD].tolist() if vectors.present[i]]
-    successor, left_out = _successors(lessons, head, vectors, succession, pinned)
+    successor, left_out = _successors(lessons, head, vectors, succession, pinned, question)
     if not successor:
         return order, frozenset()
     placed: list[int] = []
@@ -55,7 +64,12 @@ def newer_first(
 
 
 def _successors(
-    lessons: Sequence[Lesson], head: list[int], vectors: LessonVectors, succession: Succession, pinned: frozenset[int]
+    lessons: Sequence[Lesson],
+    head: list[int],
+    vectors: LessonVectors,
+    succession: Succession,
+    pinned: frozenset[int],
+    question: str,
 ) -> tuple[dict[int, int], set[int]]:
     """Each updated lesson of `head` (positions in the question's order) with its successor, and those it retires."""
     successor: dict[int, int] = {}
@@ -75,12 +89,34 @@ def _successors(
             below = older == second  # for this question, the older already ranks below the newer
             if succession.retires(
                 lessons[older].text, lessons[newer].text, similarity, ranked_below=below, first_two=first_two
-            ):
+            ) and not asks_older(question, lessons[older].text, lessons[newer].text):
                 successor[older] = newer  # the one that retires it wins over one that only ranks first
                 left_out.add(older)
             elif replaces:
                 successor.setdefault(older, newer)
     return successor, left_out
+
+
+def asks_older(question: str, older_text: str, newer_text: str) -> bool:
+    """Whether the question names a word the older lesson has and the newer lacks, where the newer, otherwise the same
+    sentence (PARALLEL), has other words the question does not name."""
+    words, older, newer = set(_terms(question)), _terms(older_text), _terms(newer_text)
+    asked = words - set(newer) - {NUMBER}
+    if not asked:
+        return False
+    ops = SequenceMatcher(None, older, newer, autojunk=False).get_opcodes()
+    if sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal") < PARALLEL * max(len(older), len(newer)):
+        return False
+    for tag, i1, i2, j1, j2 in ops:
+        mine, theirs = set(older[i1:i2]), set(newer[j1:j2]) - {NUMBER}
+        if tag == "replace" and theirs and asked & mine and not theirs & words:
+            return True
+    return False
+
+
+def _terms(text: str) -> list[str]:
+    """A text's keyword terms in order, each number as NUMBER."""
+    return [NUMBER if term[:1].isdigit() else term for term in terms(text)]
 
 
 def _latest(i: int, successor: dict[int, int]) -> int:

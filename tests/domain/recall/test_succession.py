@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import numpy as np
+import pytest
 
 from nightwatch.domain.memory import LessonSuccession
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import Recall
-from nightwatch.domain.recall.succession import newer_first
+from nightwatch.domain.recall.succession import asks_older, newer_first
 from nightwatch.domain.vectors import LessonVectors
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -138,3 +139,38 @@ def test_of_a_questions_two_best_answers_the_older_can_go_without_ranking_the_ne
     order, left_out = newer_first(lessons, np.array([0, 1, 2]), same, succession)
     assert left_out == set()  # "b" is only the third answer: nothing is left out
     assert order.tolist() == [0, 1, 2]
+
+
+ADMIN = Lesson("admin", "Audit logs for the admin console are kept for one year.", datetime(2026, 1, 5, tzinfo=UTC))
+PAYMENTS = Lesson("payments", "Audit logs for the payment APIs are kept for 7 years.", datetime(2026, 5, 2, tzinfo=UTC))
+
+
+def test_a_question_naming_what_only_the_older_look_alike_says_keeps_it_in_the_block() -> None:
+    table = vectors([1.0, 0.1, 0.0], [0.9, 0.2, 0.0])  # the question's two best answers, another amount each
+    succession = LessonSuccession()
+    asked = recall(succession).select([ADMIN, PAYMENTS], "How long are admin console audit logs kept?", NOW, 1000,
+                                      lambda _: 10, table)  # fmt: skip
+    assert {lesson.id for lesson in asked} == {"admin", "payments"}
+    vague = recall(succession).select([ADMIN, PAYMENTS], "How long are audit logs kept?", NOW, 1000,
+                                      lambda _: 10, table)  # fmt: skip
+    assert [lesson.id for lesson in vague] == ["payments"], "without the older's own words, the newer replaces it"
+
+
+@pytest.mark.parametrize(
+    ("question", "older", "newer", "asked"),
+    [
+        ("admin console audit logs", ADMIN.text, PAYMENTS.text, True),
+        ("How long are audit logs kept?", ADMIN.text, PAYMENTS.text, False),  # names nothing only the older says
+        ("admin console and payment API audit logs", ADMIN.text, PAYMENTS.text, False),  # names both: no preference
+        ("seat availability caching", "The seat map service caches seat availability for 60 seconds.",
+         "The seat map service caches aircraft cabin layouts for 7 days.", True),
+        ("What Postgres version is crew_prod on?", "Crew database crew_prod runs Postgres 13 on our own RDS instance.",
+         "crew_prod is on Postgres 16 since the May maintenance window.", False),
+        ("How long are driver location trails kept?", "Driver location trails are kept for 90 days in the warehouse.",
+         "Location trails are deleted after 30 days following the data-protection review.", False),  # reworded
+    ],
+)
+def test_asks_older_needs_one_sentence_with_the_asked_word_exchanged(
+    question: str, older: str, newer: str, asked: bool
+) -> None:
+    assert asks_older(question, older, newer) is asked
