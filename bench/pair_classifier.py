@@ -38,6 +38,7 @@ import numpy as np
 from bench.retrieval_data import Case, load
 from bench.vectors import CachedEncoder
 from bench.write_path import measure
+from nightwatch.domain import framing
 from nightwatch.domain.memory import curation, specifics
 from nightwatch.domain.models import Lesson
 
@@ -93,14 +94,14 @@ def pairs(case: Case, encoder: CachedEncoder) -> list[Pair]:
 
 def signals(pair: Pair) -> list[float]:
     older, newer, cosine = pair.older, pair.newer, pair.cosine
-    s, fo, fn = specifics, specifics.features(older), specifics.features(newer)
+    s, f, fo, fn = specifics, framing, specifics.features(older), specifics.features(newer)
     agree = curation.agree(older, newer)
-    change = s.says_change(newer)
+    change = f.says_change(newer)
     return [
         cosine, cosine**2, max(cosine - 0.7, 0.0), max(cosine - 0.85, 0.0), s.overlap(fo.words, fn.words), agree,
         change, s.flips(fo, fn), s.changed_amount(older, newer), curation.another_subject(older, newer),
-        s.cause_and_fix(older, newer), s.UPDATE.search(newer) is not None, s.same_things(older, newer, 0.45),
-        fo.names == fn.names, s.says_change(older), curation.is_duplicate(older, newer, cosine),
+        f.cause_and_fix(older, newer), f.UPDATE.search(newer) is not None, s.same_things(older, newer, 0.45),
+        fo.names == fn.names, f.says_change(older), curation.is_duplicate(older, newer, cosine),
         _replaces(pair), cosine * agree, cosine * change,
         min(len(older), len(newer)) / max(len(older), len(newer)),
     ]  # fmt: skip

@@ -23,16 +23,13 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import ClassVar, Literal
 
+from nightwatch.domain.framing import UPDATE, cause_and_fix, complements, exception_beside, says_change
 from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import (
-    UPDATE,
     amounts_agree,
-    cause_and_fix,
     changed_amount,
-    complements,
     conflict,
     covers,
-    exception_beside,
     exchanged,
     features,
     flips,
@@ -41,7 +38,6 @@ from nightwatch.domain.memory.specifics import (
     overlap,
     same_specifics,
     same_things,
-    says_change,
     subject_tokens,
     token_opcodes,
 )

@@ -26,6 +26,7 @@ from typing import Protocol
 
 from nightwatch.domain.classifier import Logistic
 from nightwatch.domain.errors import NightWatchError
+from nightwatch.domain.framing import cause_and_fix, exception_beside, says_change
 from nightwatch.domain.memory.cache import Snapshot
 from nightwatch.domain.memory.curation import (
     CLEARLY_PARALLEL,
@@ -39,14 +40,11 @@ from nightwatch.domain.memory.curation import (
 from nightwatch.domain.memory.ports import MemoryStore, PairReader
 from nightwatch.domain.memory.recording import near
 from nightwatch.domain.memory.specifics import (
-    cause_and_fix,
     changed_amount,
-    exception_beside,
     features,
     flips,
     only_exchanged,
     overlap,
-    says_change,
     subject_tokens,
     token_opcodes,
 )

@@ -1,0 +1,59 @@
+"""How a lesson frames what it says: that something changed, that it adds to another (also, an exception), why
+something broke or how it was fixed. Curation reads these beside a lesson's specifics (memory/specifics.py): framing
+is never a subject, but it decides whether a newer lesson can replace an older one.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words that say a lesson replaces what was true before ("moved to Thursdays", "is now 4", "no longer").
+CHANGE = re.compile(
+    r"\b(?:now|no longer|anymore|any more|from now on|going forward|as of|moved|moves|switched|replaced|"
+    r"bumped|upgraded|downgraded|raised|lowered|retired|reverted|reversed|deprecated|migrated|dropped|"
+    r"(?:is|are) (?:back|gone)|(?:was|were) never|leaving|shrank|relaxed|tightened|took over|takes over|"
+    r"(?:has been|have been|is|are) (?:enforced|required|mandatory|allowed|banned|forbidden) since|"
+    r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|bumped|moved) (?:from|to)|"
+    r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised)"
+    r"(?= \w+ (?:from|to) | (?:[\w-]+ ){2,8}from [\w.-]+ to | (?:[\w-]+ ){2,8}to \d)|"
+    r"stopped|replacing|(?:we|they) changed|(?:is|are) the new|new owner|"
+    r"turns out|after all|not any more|(?:since|from) (?:the )?(?:last|this) (?:week|month|quarter|sprint|release))\b",
+    re.IGNORECASE,
+)
+# Wider words that say a value is new ("down to 17 minutes", "since the upgrade"): too common to stop a merge.
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|q[1-4]"
+UPDATE = re.compile(
+    r"\b(?:down to|up to|no more|instead of|rather than|since the|since v?\d|since (?-i:[A-Z])\w+|rewr(?:ote|itten)|"
+    r"resized|switched|sunset|"
+    rf"(?:is|are|runs?) \w+ now|(?:since|as of|from) (?:{_MONTHS}))\b",
+    re.IGNORECASE,
+)
+# A lesson that adds to another ("also", "on top of", "Exception: ...") is not its update.
+EXCEPTION = re.compile(r"^\W*exception\b", re.IGNORECASE)
+ADDS = re.compile(rf"\b(?:also|additionally|in addition|on top of|as well)\b|{EXCEPTION.pattern}", re.IGNORECASE)
+# Why something broke and how it was fixed ("Fix for INC-7: ...") are two lessons, however alike they read; framing
+# is not a subject.
+CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
+FIX = re.compile(r"\bfix(?:ed)? (?:for|by)\b|^\W*fix\b|\b[A-Z][A-Z0-9]*-\d+ fix\b", re.IGNORECASE)
+
+
+def says_change(text: str) -> bool:
+    """Whether the lesson says something changed (a newer lesson replacing an older one)."""
+    return CHANGE.search(text) is not None
+
+
+def complements(older: str, newer: str) -> bool:
+    """The newer stands beside the older, never replacing it: it adds to it ("also", "Exception: ...") or is the fix
+    beside its cause."""
+    return ADDS.search(newer) is not None or cause_and_fix(older, newer)
+
+
+def exception_beside(a: str, b: str) -> bool:
+    """One lesson is an exception ("Exception: ...") and the other is not: an exception beside its rule."""
+    return bool(EXCEPTION.search(a)) != bool(EXCEPTION.search(b))
+
+
+def cause_and_fix(a: str, b: str) -> bool:
+    """One lesson says why something broke, or is framed as a fix ("Fix for INC-2390: ...", "INC-2207 fix: ..."), and
+    the other does not: a cause beside its fix, never one lesson."""
+    return bool(CAUSE.search(a)) != bool(CAUSE.search(b)) or bool(FIX.search(a)) != bool(FIX.search(b))
