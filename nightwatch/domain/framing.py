@@ -1,6 +1,7 @@
 """How a lesson frames what it says: that something changed, that it adds to another (also, an exception), why
-something broke or how it was fixed. Curation reads these beside a lesson's specifics (memory/specifics.py): framing
-is never a subject, but it decides whether a newer lesson can replace an older one.
+something broke or how it was fixed, or what happened in an incident. Curation reads these beside a lesson's
+specifics (memory/specifics.py): framing is never a subject, but it decides whether a newer lesson can replace an
+older one.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ UPDATE = re.compile(
 EXCEPTION = re.compile(r"^\W*exception\b", re.IGNORECASE)
 ADDS = re.compile(rf"\b(?:also|additionally|in addition|on top of|as well)\b|{EXCEPTION.pattern}", re.IGNORECASE)
 # Why something broke and how it was fixed ("Fix for INC-7: ...") are two lessons, however alike they read; framing
-# is not a subject.
+# is not a subject. An incident's report ("INC-3391: a firmware push reset ...") tells what happened: nothing newer
+# makes that untrue.
 CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
 FIX = re.compile(r"\bfix(?:ed)? (?:for|by)\b|^\W*fix\b|\b[A-Z][A-Z0-9]*-\d+ fix\b", re.IGNORECASE)
+REPORT = re.compile(r"^\W*(?:inc|incident|sev|outage|pir)[- #]?\d+\s*:", re.IGNORECASE)  # not "ADR-14: ..."
 
 
 def says_change(text: str) -> bool:
@@ -43,9 +46,9 @@ def says_change(text: str) -> bool:
 
 
 def complements(older: str, newer: str) -> bool:
-    """The newer stands beside the older, never replacing it: it adds to it ("also", "Exception: ...") or is the fix
-    beside its cause."""
-    return ADDS.search(newer) is not None or cause_and_fix(older, newer)
+    """The newer stands beside the older, never replacing it: it adds to it ("also", "Exception: ..."), is the fix
+    beside its cause, or comes after the older's report of an incident."""
+    return ADDS.search(newer) is not None or cause_and_fix(older, newer) or REPORT.search(older) is not None
 
 
 def exception_beside(a: str, b: str) -> bool:

@@ -10,7 +10,8 @@ shared words for a lesson without one). `decide` is the choice when no model is 
 - an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer", or in
   wider words "down to", "since the"), or, closer still, flips a decision or (about the same things, no word
   exchanged for another) states another amount of a kind the older one states; it supersedes the older one, unless
-  it adds to it ("also", "on top of", "Exception: ..."); anything else is created. A model's merge or supersession
+  it adds to it ("also", "on top of", "Exception: ...") or the older reports an incident ("INC-3391: ..."); anything
+  else is created. A model's merge or supersession
 where the rules would create stands only when `advice_holds`. A candidate's category can fix the outcome first
 (`by_category`): `events` and `cases` are always created (only the same words merge); `profile` and `preferences`
 update their category's nearest entry when close enough. Thresholds were chosen on the tune files only.

@@ -369,6 +369,15 @@ def test_a_lesson_labelled_fix_never_supersedes_the_one_labelled_cause() -> None
     assert decide(newer, [older], [Neighbour(older, 0.92)]) == Curation("create")
 
 
+def test_an_incidents_report_is_never_superseded_by_what_changed_after_it() -> None:
+    report = _lesson("INC-3391: a firmware push reset the clocks on 12,000 meters and meter-ingest took the readings.")
+    after = "Since INC-3391 meter-ingest now rejects readings stamped before the meter was installed."
+    assert decide(after, [report], [Neighbour(report, 0.72)]) == Curation("create")
+    decision = _lesson("ADR-14: meter-ingest accepts readings up to 30 days old.")  # a record that can be replaced
+    newer = "Meter-ingest now accepts readings up to 7 days old."
+    assert decide(newer, [decision], [Neighbour(decision, 0.72)]) == Curation("supersede", decision.id)
+
+
 def test_an_incident_told_with_its_fix_is_one_lesson_its_restatement_merges_into() -> None:
     older = _lesson("INC-5121: align-runner truncated gzipped FASTQs. Fix: compare read counts after alignment.")
     restated = "From INC-5121: align-runner lost reads on concatenated gzip FASTQs; compare read counts after it."
