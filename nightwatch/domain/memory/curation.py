@@ -278,8 +278,9 @@ class LessonSuccession:
     """Curation's rule for an update, as reading asks it (recall's Succession port); see recall/succession.py."""
 
     def replaces(self, older: str, newer: str, similarity: float) -> bool:
-        """The newer ranks first: curation's update, or another amount of what the older covers (RANKED_SHARE)."""
-        amount = similarity >= RETIRED_MEANING and changed_amount(older, newer) and not cause_and_fix(older, newer)
+        """The newer ranks first: curation's update, or another amount of what the older covers (RANKED_SHARE) that
+        does not add to it ("also": `complements`)."""
+        amount = similarity >= RETIRED_MEANING and changed_amount(older, newer) and not complements(older, newer)
         return _updates(older, similarity, newer) or (amount and covers(older, newer, RANKED_SHARE))
 
     def retires(

@@ -150,6 +150,9 @@ def test_reading_leaves_the_older_out_where_it_ranks_below_a_newer_that_ranks_fi
     assert not succession.retires(older, swapped, 0.8, ranked_below=True)  # another subject
     same = "Audit logs are retained for 7 years in cold storage."
     assert not succession.retires(older, same, 0.9, ranked_below=True)  # the newer does not rank first
+    added = "Audit logs of the payment APIs are also retained for 10 years."
+    assert not succession.replaces(older, added, 0.8)  # it adds to the older ("also"): neither ranks first
+    assert not succession.retires(older, added, 0.8, ranked_below=True)
 
 
 def test_of_a_questions_two_best_answers_a_changed_specific_of_the_same_things_retires_the_older() -> None:
