@@ -11,10 +11,11 @@ shared words for a lesson without one). `decide` is the choice when no model is 
   wider words "down to", "since the"), or, closer still, flips a decision or (about the same things, no word
   exchanged for another) states another amount of a kind the older one states; it supersedes the older one, unless
   it adds to it ("also", "on top of", "Exception: ...") or the older reports an incident ("INC-3391: ..."); anything
-  else is created. A model's merge or supersession
-where the rules would create stands only when `advice_holds`. A candidate's category can fix the outcome first
-(`by_category`): `events` and `cases` are always created (only the same words merge); `profile` and `preferences`
-update their category's nearest entry when close enough. Thresholds were chosen on the tune files only.
+  else is created.
+A model's merge or supersession where the rules would create stands only when `advice_holds`. A candidate's category
+can fix the outcome first (`by_category`): `events` and `cases` are always created (only the same words merge);
+`profile` and `preferences` update their category's nearest entry when close enough. Thresholds were chosen on the
+tune files only.
 """
 
 from __future__ import annotations

@@ -147,13 +147,13 @@ PAYMENTS = Lesson("payments", "Audit logs for the payment APIs are kept for 7 ye
 
 def test_a_question_naming_what_only_the_older_look_alike_says_keeps_it_in_the_block() -> None:
     table = vectors([1.0, 0.1, 0.0], [0.9, 0.2, 0.0])  # the question's two best answers, another amount each
-    succession = LessonSuccession()
-    asked = recall(succession).select([ADMIN, PAYMENTS], "How long are admin console audit logs kept?", NOW, 1000,
-                                      lambda _: 10, table)  # fmt: skip
-    assert {lesson.id for lesson in asked} == {"admin", "payments"}
-    vague = recall(succession).select([ADMIN, PAYMENTS], "How long are audit logs kept?", NOW, 1000,
-                                      lambda _: 10, table)  # fmt: skip
-    assert [lesson.id for lesson in vague] == ["payments"], "without the older's own words, the newer replaces it"
+
+    def block(question: str) -> list[str]:
+        chosen = recall(LessonSuccession()).select([ADMIN, PAYMENTS], question, NOW, 1000, lambda _: 10, table)
+        return [lesson.id for lesson in chosen]
+
+    assert set(block("How long are admin console audit logs kept?")) == {"admin", "payments"}
+    assert block("How long are audit logs kept?") == ["payments"]  # without the older's words, the newer replaces it
 
 
 @pytest.mark.parametrize(
