@@ -168,6 +168,10 @@ def test_of_a_questions_two_best_answers_a_changed_specific_of_the_same_things_r
     assert not succession.retires(older, added, 0.8, first_two=True)  # an exception stands beside its rule
     same = "Claim documents are deleted five years after the claim is closed."
     assert not succession.retires(older, same, 0.9, first_two=True)  # no specific changed
+    reworded = "We purge closed-claim paperwork after seven years now that legal reviewed it."
+    assert succession.retires(older, reworded, 0.62, first_two=True)  # the same thing in other words, another amount
+    named = "The claims_vault job deletes claim documents 5 years after closure."
+    assert not succession.retires(named, "The payout_ledger job purges records after 7 years.", 0.62, first_two=True)
 
 
 def test_a_models_advice_where_the_rules_would_create_stands_only_on_the_rules_checks() -> None:
