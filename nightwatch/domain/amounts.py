@@ -1,11 +1,12 @@
 """Amounts in prose, made one: "ninety days" is "90 days", "a day" is "24 hours", "five hundred euros" is "500 EUR".
 
-Durations become seconds ("a minute and a half" is 90), sizes kilobytes, shares percent, times of day hh:mm, money
-keeps its currency ("$500" and "500 dollars" are "500usd"), a version its "v" ("v4"). How often something happens
-is the time between two times, a duration too: "daily" is "every day" and "every 24 hours", "four times a minute" is
-"every 15 seconds", "every Sunday" and "per week" are weekly, "quarterly" is "every 90 days". A number word or an
-article counts only before a unit written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is
-not "a s", nor "ones" "one s"; "a second" is the ordinal ("a second approver").
+Durations become seconds ("a minute and a half" is 90; "a full year" is "a year"), sizes kilobytes, shares percent,
+times of day hh:mm, money keeps its currency ("$500" and "500 dollars" are "500usd"), a version its "v" ("v4"). How
+often something happens is the time between two times, a duration too: "daily" is "every day" and "every 24 hours",
+"four times a minute" is "every 15 seconds", "every minute" is "every 60 seconds", "every Sunday" and "per week" are
+weekly, "quarterly" is "every 90 days". A number word or an article counts only before a unit written out as a word
+("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s"; "a second" is the ordinal
+("a second approver").
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ _WORD_UNITS = (
     r"percent|euros?|dollars?|pounds?|kilobytes?|megabytes?|gigabytes?|terabytes?"
 )
 _WITH_UNIT = re.compile(
-    rf"(?<![\w.])(?:{_NUMBER})(?P<gap>[ -]?)(?P<unit>{_WORD_UNITS}|ms|s|h|kb|mb|gb|tb|%|eur|usd|gbp|x)(?!\w)",
+    rf"(?<![\w.])(?:{_NUMBER})(?P<gap>[ -]?(?:(?:full|whole|entire) )?)"  # "a full year" is "a year"
+    rf"(?P<unit>{_WORD_UNITS}|ms|s|h|kb|mb|gb|tb|%|eur|usd|gbp|x)(?!\w)",
     re.IGNORECASE,
 )
 _BARE = re.compile(rf"(?<![\w.])(?:{_NUMBER})(?![\w])", re.IGNORECASE)
@@ -54,8 +56,8 @@ _AND_A_HALF = re.compile(  # "a minute and a half", "two and a half hours": one 
 )
 _VERSION = re.compile(r"(?<![\w.])v(\d+(?:\.\d+)*)\b", re.IGNORECASE)
 _EVERY = re.compile(
-    r"\b(?:(hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)|(?:every|each|per) (hour|day|"
-    r"night|week|fortnight|month|quarter|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    r"\b(?:(hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)|(?:every|each|per) "
+    r"(second|minute|hour|day|night|week|fortnight|month|quarter|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
     re.IGNORECASE,
 )
 _PERIOD_UNITS = r"(?P<unit>minute|hour|day|week|fortnight|month|quarter|year)s?"

@@ -37,6 +37,9 @@ from nightwatch.domain.amounts import amounts, dimension
         ("an hour and a half on the phone", "90 minutes on the phone"),
         ("a soak of two and a half hours", "a soak of 150 minutes"),
         ("twelve and a half percent off", "12.5% off"),
+        ("logs are kept a full year", "logs are kept for one year"),
+        ("two whole days of buffer", "48 hours of buffer"),
+        ("the scheduler ticks every minute", "the scheduler ticks every 60 seconds"),
     ],
 )
 def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
