@@ -57,7 +57,8 @@ _AND_A_HALF = re.compile(  # "a minute and a half", "two and a half hours": one 
 _VERSION = re.compile(r"(?<![\w.])v(\d+(?:\.\d+)*)\b", re.IGNORECASE)
 _EVERY = re.compile(
     r"\b(?:(hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)|(?:every|each|per) "
-    r"(second|minute|hour|day|night|week|fortnight|month|quarter|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    r"(second|minute|hour|day|night|week|fortnight|month|quarter|year|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
     re.IGNORECASE,
 )
 _PERIOD_UNITS = r"(?P<unit>minute|hour|day|week|fortnight|month|quarter|year)s?"
