@@ -34,7 +34,7 @@ EXCEPTION = re.compile(r"^\W*exception\b", re.IGNORECASE)
 ADDS = re.compile(rf"\b(?:also|additionally|in addition|on top of|as well)\b|{EXCEPTION.pattern}", re.IGNORECASE)
 # Why something broke and how it was fixed ("Fix for INC-7: ...") are two lessons, however alike they read; framing
 # is not a subject. An incident's report ("INC-3391: a firmware push reset ...") tells what happened: nothing newer
-# makes that untrue.
+# makes that untrue, and it retires no rule (its "now" is about the incident's part).
 CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
 FIX = re.compile(r"\bfix(?:ed)? (?:for|by)\b|^\W*fix\b|\b[A-Z][A-Z0-9]*-\d+ fix\b", re.IGNORECASE)
 REPORT = re.compile(r"^\W*(?:inc|incident|sev|outage|pir)[- #]?\d+\s*:", re.IGNORECASE)  # not "ADR-14: ..."
@@ -47,8 +47,10 @@ def says_change(text: str) -> bool:
 
 def complements(older: str, newer: str) -> bool:
     """The newer stands beside the older, never replacing it: it adds to it ("also", "Exception: ..."), is the fix
-    beside its cause, or comes after the older's report of an incident."""
-    return ADDS.search(newer) is not None or cause_and_fix(older, newer) or REPORT.search(older) is not None
+    beside its cause, or one of them reports an incident: a report tells what happened, and what it changed ("INC-88:
+    ... we now compare timestamps") is about the incident's part, not the nearest rule."""
+    reports = REPORT.search(older) is not None or REPORT.search(newer) is not None
+    return ADDS.search(newer) is not None or cause_and_fix(older, newer) or reports
 
 
 def exception_beside(a: str, b: str) -> bool:

@@ -8,10 +8,10 @@ shared words for a lesson without one). `decide` is the choice when no model is 
   other subjects and go on alike ("Staging photos ..." / "Production photos ..."), a cause beside its fix, or an
   exception beside its rule: never merged (a fact would be lost) unless all but one in meaning ("arrives" / "comes");
 - an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer", or in
-  wider words "down to", "since the"), or, closer still, flips a decision or (about the same things, no word
-  exchanged for another) states another amount of a kind the older one states; it supersedes the older one, unless
-  it adds to it ("also", "on top of", "Exception: ...") or the older reports an incident ("INC-3391: ..."); anything
-  else is created.
+  wider words "down to", "since the"), or, closer still, flips a decision in the same sentence or (about the same
+  things, no word exchanged for another) states another amount of a kind the older one states; it supersedes the
+  older one, unless it adds to it ("also", "on top of", "Exception: ...") or either reports an incident ("INC-3391:
+  ..."); anything else is created.
 A model's merge or supersession where the rules would create stands only when `advice_holds`. A candidate's category
 can fix the outcome first (`by_category`): `events` and `cases` are always created (only the same words merge);
 `profile` and `preferences` update their category's nearest entry when close enough. Thresholds were chosen on the
@@ -34,6 +34,7 @@ from nightwatch.domain.memory.specifics import (
     covers,
     exchanged,
     features,
+    flipped_in_place,
     flips,
     heads,
     names_agree,
@@ -249,16 +250,15 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
             or (another_subject(older, candidate) and not says_change(candidate))
         ):
             return False
-        if says_change(candidate) or (similarity >= CHANGED_MEANING and flips(features(older), features(candidate))):
+        flipped = similarity >= CHANGED_MEANING and flipped_in_place(older, candidate, CLEARLY_PARALLEL)
+        if says_change(candidate) or flipped:  # a decision flipped in one sentence, not a paraphrase's other wording
             return True
         shared = overlap(features(older).words, features(candidate).words) >= WIDER_SHARE
         widely = similarity >= WIDER_MEANING and shared and UPDATE.search(candidate) is not None
         same = same_things(older, candidate, CHANGED_SHARE) and not exchanged(older, candidate)  # not a look-alike
         return widely or (similarity >= CHANGED_MEANING and same and changed_amount(older, candidate))
     old, mine = features(older), features(candidate)
-    if old.values == mine.values and not conflict(old, mine):
-        return False
-    if old.names != mine.names:
+    if (old.values == mine.values and not conflict(old, mine)) or old.names != mine.names:
         return False
     both = old.words & mine.words
     return len(both) >= min(2, len(old.words | mine.words)) and overlap(old.words, mine.words) >= SAME_SUBJECT_OVERLAP

@@ -151,6 +151,18 @@ def exchanged(a: str, b: str) -> bool:
     return any(tag != "equal" and (set(mine[i1:i2]) | set(theirs[j1:j2])) - {"#"} for tag, i1, i2, j1, j2 in ops)
 
 
+def in_place(a: str, b: str) -> float:
+    """The share of the two lessons' subject words that stand in place in both (1.0: one sentence)."""
+    alike = sum(i2 - i1 for tag, i1, i2, _, _ in token_opcodes(a, b) if tag == "equal")
+    return 2 * alike / max(len(subject_tokens(a)) + len(subject_tokens(b)), 1)
+
+
+def flipped_in_place(a: str, b: str, share: float) -> bool:
+    """One sentence (`share` of subject words in place) with a decision flipped: "Always pin ..." / "Never pin ...".
+    A paraphrase that words a decision the other way round ("never trusted" / "always recalculated") rewords more."""
+    return flips(features(a), features(b)) and in_place(a, b) >= share
+
+
 def only_exchanged(a: str, b: str, most: int) -> bool:
     """The two are one sentence with a word (or up to `most` words) exchanged in place and nothing else changed."""
     match [op for op in token_opcodes(a, b) if op[0] != "equal"]:

@@ -43,10 +43,9 @@ from nightwatch.domain.memory.specifics import (
     changed_amount,
     features,
     flips,
+    in_place,
     only_exchanged,
     overlap,
-    subject_tokens,
-    token_opcodes,
 )
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import Recall
@@ -205,8 +204,7 @@ def reversed_decision(older: str, newer: str) -> bool:
         share = NEGATED_ALIKE
     else:
         return False
-    alike = sum(i2 - i1 for tag, i1, i2, _, _ in token_opcodes(older, newer) if tag == "equal")
-    return 2 * alike >= share * max(len(subject_tokens(older)) + len(subject_tokens(newer)), 1)
+    return in_place(older, newer) >= share
 
 
 class Backfill(Protocol):

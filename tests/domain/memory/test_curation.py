@@ -378,6 +378,14 @@ def test_an_incidents_report_is_never_superseded_by_what_changed_after_it() -> N
     assert decide(newer, [decision], [Neighbour(decision, 0.72)]) == Curation("supersede", decision.id)
 
 
+def test_an_incidents_report_never_supersedes_the_rule_nearest_it() -> None:
+    rule = _lesson("Listings marked Coming Soon are left out of search unless the user is logged in.")
+    report = "INC-3308: sold listings came back as active in search; listing-indexer now compares update timestamps."
+    assert decide(report, [rule], [Neighbour(rule, 0.6)]) == Curation("create")
+    told = "Sold listings came back as active in search; listing-indexer now compares update timestamps."
+    assert decide(told, [rule], [Neighbour(rule, 0.6)]) == Curation("supersede", rule.id)  # the rule's own word
+
+
 def test_an_incident_told_with_its_fix_is_one_lesson_its_restatement_merges_into() -> None:
     older = _lesson("INC-5121: align-runner truncated gzipped FASTQs. Fix: compare read counts after alignment.")
     restated = "From INC-5121: align-runner lost reads on concatenated gzip FASTQs; compare read counts after it."

@@ -198,3 +198,12 @@ def test_a_path_with_a_hyphen_is_a_name_so_another_path_is_another_subject() -> 
     newer = "POST /v1/routes/solve has a 60-second gateway timeout."
     assert not LessonSuccession().replaces(older, newer, 0.8)
     assert not is_duplicate(older, "POST /v1/routes/solve has a 15-second gateway timeout.", similarity=0.9)
+
+
+def test_a_decision_flipped_in_the_same_sentence_updates_a_paraphrase_worded_the_other_way_does_not() -> None:
+    pinned = Lesson("a", "Always pin the base images by digest in the Dockerfiles.", T)
+    flipped = "Never pin the base images by digest in the Dockerfiles."
+    assert decide(flipped, [pinned], [Neighbour(pinned, 0.9)]).action == "supersede"
+    totals = Lesson("b", "Cart totals are computed by cart-service; the browser's sum is never trusted at checkout.", T)
+    reworded = "Totals in the cart are always recalculated by cart-service; checkout ignores what the browser shows."
+    assert decide(reworded, [totals], [Neighbour(totals, 0.85)]).action == "create"
