@@ -15,17 +15,19 @@ CHANGE = re.compile(
     r"(?:is|are) (?:back|gone)|(?:was|were) never|leaving|shrank|relaxed|tightened|took over|takes over|"
     r"(?:has been|have been|is|are) (?:enforced|required|mandatory|allowed|banned|forbidden) since|"
     r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|bumped|moved) (?:from|to)|"
-    r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised)"
+    r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|resized)"
     r"(?= \w+ (?:from|to) | (?:[\w-]+ ){2,8}from [\w.-]+ to | (?:[\w-]+ ){2,8}to \d)|"
     r"stopped|replacing|(?:we|they) changed|(?:is|are) the new|new owner|"
     r"turns out|after all|not any more|(?:since|from) (?:the )?(?:last|this) (?:week|month|quarter|sprint|release))\b",
     re.IGNORECASE,
 )
-# Wider words that say a value is new ("down to 17 minutes", "since the upgrade"): too common to stop a merge.
+# Wider words that say a value is new ("down to 17 minutes", "since the upgrade"): too common to stop a merge. Not
+# "up to", which states a limit ("accepts fixes up to 50 metres"), nor "resized" alone ("resized into thumbnails";
+# "resized the warehouse from Medium to Large" says a change, above).
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|q[1-4]"
 UPDATE = re.compile(
-    r"\b(?:down to|up to|no more|instead of|rather than|since the|since v?\d|since (?-i:[A-Z])\w+|rewr(?:ote|itten)|"
-    r"resized|switched|sunset|"
+    r"\b(?:down to|no more|instead of|rather than|since the|since v?\d|since (?-i:[A-Z])\w+|rewr(?:ote|itten)|"
+    r"switched|sunset|"
     rf"(?:is|are|runs?) \w+ now|(?:since|as of|from) (?:{_MONTHS}))\b",
     re.IGNORECASE,
 )

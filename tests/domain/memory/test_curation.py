@@ -488,3 +488,15 @@ def test_stopped_cut_to_changed_and_since_someone_say_what_was_true_changed(
 ) -> None:
     lesson = _lesson(older)
     assert decide(newer, [lesson], [Neighbour(lesson, similarity)]) == Curation("supersede", lesson.id)
+
+
+def test_a_limit_stated_with_up_to_is_not_an_update_and_resized_says_so_only_from_one_size_to_another() -> None:
+    sync = _lesson("badge-sync pushes the revoked badge list to every door reader every 5 minutes.")
+    limit = "Door readers keep admitting badges offline for up to 12 hours before they refuse them."
+    assert decide(limit, [sync], [Neighbour(sync, 0.58)]) == Curation("create")
+    pool = _lesson("Nightly reports run on the Medium reporting pool called REPORT_WH.")
+    resized = "Resized REPORT_WH from Medium to Large in May so the nightly reports finish by six."
+    assert decide(resized, [pool], [Neighbour(pool, 0.6)]) == Curation("supersede", pool.id)
+    upload = _lesson("Podcast hosts may upload episode files of at most 2 GB.")
+    variants = "Cover art is resized into 3000, 1400 and 600 px variants when a host uploads it."
+    assert decide(variants, [upload], [Neighbour(upload, 0.54)]) == Curation("create")
