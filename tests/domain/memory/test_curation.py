@@ -500,3 +500,12 @@ def test_a_limit_stated_with_up_to_is_not_an_update_and_resized_says_so_only_fro
     upload = _lesson("Podcast hosts may upload episode files of at most 2 GB.")
     variants = "Cover art is resized into 3000, 1400 and 600 px variants when a host uploads it."
     assert decide(variants, [upload], [Neighbour(upload, 0.54)]) == Curation("create")
+
+
+def test_these_days_and_ownership_passed_on_say_something_changed() -> None:
+    store = _lesson("The session cache for checkout runs on a Memcached cluster per region.")
+    these_days = "Checkout keeps its session cache in Valkey these days."
+    assert decide(these_days, [store], [Neighbour(store, 0.55)]) == Curation("supersede", store.id)
+    owner = _lesson("Mirela owns the search relevance tuning and approves every boost change.")
+    passed = "Search relevance tuning passed from Mirela to Tomas's team in June; Tomas approves boost changes."
+    assert decide(passed, [owner], [Neighbour(owner, 0.75)]) == Curation("supersede", owner.id)
