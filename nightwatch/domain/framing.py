@@ -24,11 +24,12 @@ CHANGE = re.compile(
     re.IGNORECASE,
 )
 # Wider words that say a value is new ("down to 17 minutes", "since the upgrade"): too common to stop a merge. Not
-# "up to", which states a limit ("accepts fixes up to 50 metres"), nor "resized" alone ("resized into thumbnails";
-# "resized the warehouse from Medium to Large" says a change, above).
+# "up to", which states a limit ("accepts fixes up to 50 metres"), nor "instead of" / "rather than", which more often
+# contrast two ways of working ("a CAPTCHA instead of a block") than a value with its old one, nor "resized" alone
+# ("resized into thumbnails"; "resized the warehouse from Medium to Large" says a change, above).
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|q[1-4]"
 UPDATE = re.compile(
-    r"\b(?:down to|no more|instead of|rather than|since the|since v?\d|since (?-i:[A-Z])\w+|rewr(?:ote|itten)|"
+    r"\b(?:down to|no more|since the|since v?\d|since (?-i:[A-Z])\w+|rewr(?:ote|itten)|"
     r"switched|sunset|"
     rf"(?:is|are|runs?) \w+ now|(?:since|as of|from) (?:{_MONTHS}))\b",
     re.IGNORECASE,

@@ -509,3 +509,9 @@ def test_these_days_and_ownership_passed_on_say_something_changed() -> None:
     owner = _lesson("Mirela owns the search relevance tuning and approves every boost change.")
     passed = "Search relevance tuning passed from Mirela to Tomas's team in June; Tomas approves boost changes."
     assert decide(passed, [owner], [Neighbour(owner, 0.75)]) == Curation("supersede", owner.id)
+
+
+def test_instead_of_contrasting_two_ways_of_working_is_not_an_update() -> None:
+    limit = _lesson("Password reset emails are rate limited per account at the gateway.")
+    contrast = "Past the limit, password reset requests get a CAPTCHA at the gateway instead of a hard block."
+    assert decide(contrast, [limit], [Neighbour(limit, 0.6)]) == Curation("create")
