@@ -162,12 +162,24 @@ def test_a_question_naming_what_only_the_older_look_alike_says_keeps_it_in_the_b
         ("admin console audit logs", ADMIN.text, PAYMENTS.text, True),
         ("How long are audit logs kept?", ADMIN.text, PAYMENTS.text, False),  # names nothing only the older says
         ("admin console and payment API audit logs", ADMIN.text, PAYMENTS.text, False),  # names both: no preference
-        ("seat availability caching", "The seat map service caches seat availability for 60 seconds.",
-         "The seat map service caches aircraft cabin layouts for 7 days.", True),
-        ("What Postgres version is crew_prod on?", "Crew database crew_prod runs Postgres 13 on our own RDS instance.",
-         "crew_prod is on Postgres 16 since the May maintenance window.", False),
-        ("How long are driver location trails kept?", "Driver location trails are kept for 90 days in the warehouse.",
-         "Location trails are deleted after 30 days following the data-protection review.", False),  # reworded
+        (
+            "seat availability caching",
+            "The seat map service caches seat availability for 60 seconds.",
+            "The seat map service caches aircraft cabin layouts for 7 days.",
+            True,
+        ),
+        (
+            "What Postgres version is crew_prod on?",
+            "Crew database crew_prod runs Postgres 13 on our own RDS instance.",
+            "crew_prod is on Postgres 16 since the May maintenance window.",
+            False,
+        ),
+        (
+            "How long are driver location trails kept?",
+            "Driver location trails are kept for 90 days in the warehouse.",
+            "Location trails are deleted after 30 days following the data-protection review.",
+            False,
+        ),  # reworded
     ],
 )
 def test_asks_older_needs_one_sentence_with_the_asked_word_exchanged(
