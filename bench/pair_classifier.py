@@ -95,7 +95,7 @@ def pairs(case: Case, encoder: CachedEncoder) -> list[Pair]:
 def signals(pair: Pair) -> list[float]:
     older, newer, cosine = pair.older, pair.newer, pair.cosine
     s, f, fo, fn = specifics, framing, specifics.features(older), specifics.features(newer)
-    agree = curation.agree(older, newer)
+    agree = specifics.agree(older, newer)
     change = f.says_change(newer)
     return [
         cosine, cosine**2, max(cosine - 0.7, 0.0), max(cosine - 0.85, 0.0), s.overlap(fo.words, fn.words), agree,

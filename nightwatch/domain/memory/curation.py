@@ -3,7 +3,8 @@
 Pure rules, no I/O. A candidate is compared with its nearest neighbours by meaning (cosine of the stored vectors; by
 shared words for a lesson without one). `decide` is the choice when no model is asked or its answer is unusable:
 - a **restatement** is close in meaning and contradicts none of the other's specifics: it may leave some out or spell
-  them another way ("ninety days" is "90 days": `domain.amounts`), but no amount, name or decision may differ;
+  them another way ("ninety days" is "90 days": `domain.amounts`), but no amount, name, decision or side (staging /
+  production: `domain.sides`) may differ;
 - **another subject** is one sentence with a word or two exchanged in place ("refunds" / "credits"), two that open on
   other subjects and go on alike ("Staging photos ..." / "Production photos ..."), a cause beside its fix, or an
   exception beside its rule: never merged (a fact would be lost) unless all but one in meaning ("arrives" / "comes");
@@ -28,7 +29,7 @@ from typing import ClassVar, Literal
 from nightwatch.domain.framing import UPDATE, cause_and_fix, complements, exception_beside, says_change
 from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import (
-    amounts_agree,
+    agree,
     changed_amount,
     conflict,
     covers,
@@ -37,7 +38,6 @@ from nightwatch.domain.memory.specifics import (
     flipped_in_place,
     flips,
     heads,
-    names_agree,
     overlap,
     same_specifics,
     same_things,
@@ -122,11 +122,6 @@ class CurationPrompt(Prompt):
     def example(cls) -> CurationPrompt:
         related = (RelatedLesson("ab12cd34", "The release train runs on Tuesdays.", "patterns"),)
         return cls("Dev", "Implementer", "night-watch", "The release train now runs on Thursdays.", related, "patterns")
-
-
-def agree(a: str, b: str) -> bool:
-    """No amount, day, name or decision of one contradicts the other's (one may leave some out)."""
-    return amounts_agree(a, b) and names_agree(fa := features(a), fb := features(b)) and not flips(fa, fb)
 
 
 def neighbours(

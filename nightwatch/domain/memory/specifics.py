@@ -14,6 +14,7 @@ from functools import lru_cache
 from nightwatch.domain.amounts import amounts, dimension
 from nightwatch.domain.memory.models import OFFLINE_MARK
 from nightwatch.domain.recall import stem
+from nightwatch.domain.sides import other_sides
 
 _TOKEN = re.compile(r"`[^`]+`|v?\d+(?:[.\-/:]\d+)*[a-z%]*|[A-Za-z_][A-Za-z0-9_]*(?:[-./:][A-Za-z0-9_]+)*")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
@@ -240,6 +241,12 @@ def changed_amount(older: str, newer: str) -> bool:
         return True
     days_old, days_new = days_named(older), days_named(newer)
     return bool(days_old - days_new) and bool(days_new - days_old)
+
+
+def agree(a: str, b: str) -> bool:
+    """No amount, day, name, side or decision of one contradicts the other's (one may leave some out)."""
+    fa, fb = features(a), features(b)
+    return amounts_agree(a, b) and names_agree(fa, fb) and not (flips(fa, fb) or other_sides(a, b))
 
 
 def names_agree(fa: Features, fb: Features) -> bool:

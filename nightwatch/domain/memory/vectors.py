@@ -33,13 +33,13 @@ from nightwatch.domain.memory.curation import (
     EXCHANGED_MAX,
     SYNONYM_MEANING,
     Restates,
-    agree,
     another_subject,
     is_duplicate,
 )
 from nightwatch.domain.memory.ports import MemoryStore, PairReader
 from nightwatch.domain.memory.recording import near
 from nightwatch.domain.memory.specifics import (
+    agree,
     changed_amount,
     features,
     flips,
@@ -49,6 +49,7 @@ from nightwatch.domain.memory.specifics import (
 )
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall import Recall
+from nightwatch.domain.sides import other_sides
 from nightwatch.domain.vectors import LessonVectors, VectorTable, vector_key
 
 log = logging.getLogger(__name__)
@@ -185,8 +186,8 @@ def restates_by(readings: Readings) -> Restates | None:
             return is_duplicate(older, newer, similarity)
         if similarity < SYNONYM_MEANING and only_exchanged(older, newer, EXCHANGED_MAX):
             return False  # a word exchanged in place and nothing else: another thing ("exports" / "imports")
-        if exception_beside(older, newer) or reversed_decision(older, newer):
-            return False  # "Exception: ..." beside the rule it excepts; "Always pin ..." / "Never pin ..."
+        if exception_beside(older, newer) or reversed_decision(older, newer) or other_sides(older, newer):
+            return False  # "Exception: ..." beside its rule; "Always pin ..." / "Never pin ..."; staging / production
         return judge().says(signals(older, similarity, newer, reading))
 
     return restates

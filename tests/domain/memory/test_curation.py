@@ -8,10 +8,11 @@ from nightwatch.domain.errors import InvalidInputError, LLMUnavailableError
 from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.answers import junk_reason
-from nightwatch.domain.memory.curation import Curation, Neighbour, agree, decide, is_duplicate, neighbours
+from nightwatch.domain.memory.curation import Curation, Neighbour, decide, is_duplicate, neighbours
 from nightwatch.domain.memory.format import UNDATED, lesson_id, parse
 from nightwatch.domain.memory.models import ReflectionContext
 from nightwatch.domain.memory.recording import parse_curation
+from nightwatch.domain.memory.specifics import agree
 from nightwatch.domain.models import Lesson, Persona
 from nightwatch.domain.recall.ranking import Recall
 from tests.fakes import FakeClock, InMemoryMemoryStore, ScriptedLLM

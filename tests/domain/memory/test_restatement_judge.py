@@ -157,3 +157,30 @@ def test_one_word_exchanged_and_nothing_else_is_another_thing_whatever_the_judge
     for area in ("payments", "billing", "exports", "imports"):
         judged.remember(DEV, "qa", f"The {area} suite needs its own fixture cleanup.")
     assert len(judged.lessons(DEV, "qa")) == 4
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "receipt-mailer sends receipts through the shared Postmark IP pool for Starter accounts.",
+            "receipt-mailer sends receipts through a dedicated Postmark IP pool for Enterprise accounts.",
+        ),
+        (
+            "Inbound wire transfers above 10,000 EUR are screened by the sanctions service before crediting.",
+            "Outbound wire transfers above 10,000 EUR are screened by the sanctions service before sending.",
+        ),
+        (
+            "The ledger-sync job runs against the primary database at 02:00 UTC.",
+            "The ledger-sync job reads from the replica database at 02:00 UTC to spare the writer.",
+        ),
+    ],
+)
+def test_two_sides_of_one_thing_stay_apart_however_alike_they_read(
+    encoder: embeddings.MiniLMEncoder, older: str, newer: str
+) -> None:
+    judged = service(encoder)
+    judged.remember(DEV, "sides", older)
+    assert judged.record(DEV, "sides", newer).said == "created"
+    assert sorted(lesson.text for lesson in judged.lessons(DEV, "sides")) == sorted([older, newer])

@@ -1,0 +1,53 @@
+"""Things side by side (staging / production, inbound / outbound): two lessons on two sides are two facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from nightwatch.domain.memory.specifics import agree
+from nightwatch.domain.sides import AXES, other_sides, sides
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Smoke tests hit the staging gateway.", "Smoke tests hit the production gateway."),
+        ("iOS builds are signed in CI.", "Android builds are signed in CI."),
+        ("Tennis in-play odds come from pricer.", "Tennis pre-match odds come from pricer."),
+        ("The worker reads from the replica.", "The worker writes to the primary."),
+        ("Client-side validation trims emails.", "Server-side validation trims emails."),
+    ],
+)
+def test_two_sides_of_one_axis_are_other_sides(a: str, b: str) -> None:
+    assert other_sides(a, b)
+    assert other_sides(b, a)
+    assert not agree(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Smoke tests hit the staging gateway.", "Staging smoke tests use the test gateway."),  # the same side
+        ("Deploys go to staging first.", "Nothing reaches production before staging has it for a day."),  # both
+        ("Keep the memory limit at 8 GiB or more.", "Below 8 GiB the solver is killed."),  # bounds are not sides
+        ("Alerts page the on-call engineer.", "The on-call engineer gets paged for alerts."),  # no side at all
+    ],
+)
+def test_one_side_both_sides_or_none_are_not_other_sides(a: str, b: str) -> None:
+    assert not other_sides(a, b)
+    assert not other_sides(b, a)
+
+
+def test_a_side_is_a_whole_word_and_case_does_not_matter() -> None:
+    assert sides("PRODUCTION only") == sides("production only")
+    assert not any(sides("The productionised pipeline"))  # not a word of the axis
+    assert not any(sides("erx-egress-stg is the proxy"))  # a name is whole, hyphens and all
+
+
+def test_every_side_names_its_own_words() -> None:
+    seen: dict[str, str] = {}
+    for axis in AXES:
+        for side in axis.split(" | "):
+            for word in side.split():
+                assert word not in seen, f"{word!r} is on two sides: {seen[word]!r} and {side!r}"
+                seen[word] = side
