@@ -282,12 +282,14 @@ class LessonSuccession:
     def retires(
         self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False
     ) -> bool:
-        """The older is left out: curation's update that changes an amount or a decision; where it ranks below; or,
-        as one of a question's two best answers, when the newer changes a specific of the same things."""
+        """The older is left out: curation's update that changes an amount or a decision; where it ranks below, the
+        newer's update; or, as one of a question's two best answers, when the newer changes a specific of the same
+        things. Any of the three is enough."""
         if similarity < RETIRED_MEANING or another_subject(older, newer):
             return False
-        if ranked_below and similarity >= OUTRANKED_MEANING and not _restates(older, similarity, newer):
-            return self.replaces(older, newer, similarity)
+        below = ranked_below and similarity >= OUTRANKED_MEANING and not _restates(older, similarity, newer)
+        if below and self.replaces(older, newer, similarity):
+            return True
         specific = changed_amount(older, newer) or flips(features(older), features(newer))
         if first_two and specific and covers(older, newer, 0.0) and not complements(older, newer):
             return True  # the same things, in however few shared words; not an exception or a fix beside its rule

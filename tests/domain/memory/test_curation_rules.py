@@ -207,3 +207,13 @@ def test_a_decision_flipped_in_the_same_sentence_updates_a_paraphrase_worded_the
     totals = Lesson("b", "Cart totals are computed by cart-service; the browser's sum is never trusted at checkout.", T)
     reworded = "Totals in the cart are always recalculated by cart-service; checkout ignores what the browser shows."
     assert decide(reworded, [totals], [Neighbour(totals, 0.85)]).action == "create"
+
+
+def test_of_a_questions_two_best_answers_the_older_ranking_second_is_retired_too() -> None:
+    # Ranking below the newer is one more reason to leave the older out, never a reason to keep it.
+    succession = LessonSuccession()
+    older = "Signed envelopes now expire after 90 days unless the sender sets otherwise."
+    newer = "Default expiry for a sent envelope: 60 days."
+    assert succession.retires(older, newer, 0.83, first_two=True)
+    assert succession.retires(older, newer, 0.83, ranked_below=True, first_two=True)
+    assert not succession.retires(older, newer, 0.83, ranked_below=True)  # not the newer's update, nor the best two
