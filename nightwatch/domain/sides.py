@@ -2,7 +2,9 @@
 
 A lesson about one side says nothing about the other, so two lessons on two sides of one axis are two facts ("calls
 the Surescripts staging endpoint" / "calls the Surescripts production endpoint"), however alike they read: curation
-never merges them. A lesson naming both sides ("moved from the shared to a dedicated IP pool") is on neither alone.
+never merges them, and where they are things that stand side by side for good (THINGS, not STATES) it never reads
+the newer as the older's update. A lesson naming both sides ("moved from the shared to a dedicated IP pool") is on
+neither alone.
 
 Not bounds ("under" / "over") nor times of day: a restatement says "below 8 GiB" for "at least 8 GiB". Not "batch"
 / "streaming": "not from the batch warehouse" restates "from streaming events". Each axis lists its sides, each side
@@ -14,7 +16,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-AXES = (
+# Things that stand side by side for good: an update never moves a fact from one to the other ("inbound transfers
+# use a 0.95 threshold" is not updated by "outbound transfers use 0.75").
+THINGS = (
     "staging stage | production prod | dev development | sandbox",
     "inbound incoming | outbound outgoing",
     "upload uploads uploaded | download downloads downloaded",
@@ -22,37 +26,42 @@ AXES = (
     "read reads reading | write writes writing",
     "ingress | egress",
     "live in-play | pre-match prematch",
-    "online | offline",
-    "sync synchronous synchronously | async asynchronous asynchronously",
-    "sequential sequentially serial | parallel",
     "free | paid pro premium enterprise",
-    "shared | dedicated",
-    "public | private",
-    "internal | external",
     "primary | secondary replica replicas",
     "min minimum | max maximum",
     "ios iphone ipad | android",
     "web browser | mobile | desktop",
-    "show shows shown | hide hides hidden",
     "commercial | residential",
     "domestic | international",
     "debit | credit",
-    "weekday weekdays | weekend weekends",
     "client clients client-side | server servers server-side",
     "frontend front-end | backend back-end",
-    "cpu cpus | gpu gpus",
     "hot | cold",
     "student students | staff faculty employee employees",
     "buyer buyers | seller sellers",
     "unit | integration | e2e end-to-end",
-    "x86 amd64 | arm arm64 aarch64",
     "windows | macos | linux",
     "sender senders | recipient recipients receiver receivers",
     "first-party | third-party",
     "upstream | downstream",
-    "email emails | sms",
     "inference serving | training",
 )
+# States one of which may replace the other: two lessons on two of them are never one lesson, but the newer may be the
+# older's update ("the bounty opened to the public", "chimes are back on", "moved to a dedicated pool").
+STATES = (
+    "online | offline",
+    "sync synchronous synchronously | async asynchronous asynchronously",
+    "sequential sequentially serial | parallel",
+    "shared | dedicated",
+    "public | private",
+    "internal | external",
+    "show shows shown | hide hides hidden",
+    "cpu cpus | gpu gpus",
+    "x86 amd64 | arm arm64 aarch64",
+    "email emails | sms",
+    "weekday weekdays | weekend weekends",
+)
+AXES = THINGS + STATES
 _SIDES = tuple(tuple(frozenset(side.split()) for side in axis.split(" | ")) for axis in AXES)
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -67,3 +76,9 @@ def sides(text: str) -> tuple[frozenset[int], ...]:
 def other_sides(a: str, b: str) -> bool:
     """Whether the two are about different sides of one axis, neither naming a side the other names."""
     return any(mine and theirs and not mine & theirs for mine, theirs in zip(sides(a), sides(b), strict=True))
+
+
+def other_things(a: str, b: str) -> bool:
+    """`other_sides` on an axis of things that stand side by side for good (THINGS), not of states."""
+    pairs = zip(sides(a)[: len(THINGS)], sides(b)[: len(THINGS)], strict=True)
+    return any(mine and theirs and not mine & theirs for mine, theirs in pairs)

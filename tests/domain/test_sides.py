@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.memory.specifics import agree
-from nightwatch.domain.sides import AXES, other_sides, sides
+from nightwatch.domain.sides import AXES, other_sides, other_things, sides
 
 
 @pytest.mark.parametrize(
@@ -51,3 +51,9 @@ def test_every_side_names_its_own_words() -> None:
             for word in side.split():
                 assert word not in seen, f"{word!r} is on two sides: {seen[word]!r} and {side!r}"
                 seen[word] = side
+
+
+def test_things_side_by_side_are_other_things_and_states_are_not() -> None:
+    assert other_things("Inbound transfers are screened.", "Outbound transfers are screened.")
+    assert other_sides("The bounty is private.", "The bounty is public.")  # never one lesson ...
+    assert not other_things("The bounty is private.", "The bounty is public.")  # ... but the newer may update it

@@ -11,8 +11,8 @@ shared words for a lesson without one). `decide` is the choice when no model is 
 - an **update** is close in meaning and says something changed ("now", "cut from", "reversed", "no longer", or in
   wider words "down to", "since the"), or, closer still, flips a decision in the same sentence or (about the same
   things, no word exchanged for another) states another amount of a kind the older one states; it supersedes the
-  older one, unless it adds to it ("also", "on top of", "Exception: ...") or either reports an incident ("INC-3391:
-  ..."); anything else is created.
+  older one, unless it adds to it ("also", "on top of", "Exception: ..."), either reports an incident ("INC-3391:
+  ...") or the two are things side by side (inbound / outbound: `domain.sides`); anything else is created.
 A model's merge or supersession where the rules would create stands only when `advice_holds`. A candidate's category
 can fix the outcome first (`by_category`): `events` and `cases` are always created (only the same words merge);
 `profile` and `preferences` update their category's nearest entry when close enough. Thresholds were chosen on the
@@ -46,6 +46,7 @@ from nightwatch.domain.memory.specifics import (
 )
 from nightwatch.domain.models import Category, Lesson
 from nightwatch.domain.quoting import as_data
+from nightwatch.domain.sides import other_things
 from nightwatch.domain.vectors import LessonVectors, Matrix, nearest
 from nightwatch.prompts import Prompt
 
@@ -242,6 +243,7 @@ def _updates(older: str, similarity: float | None, candidate: str) -> bool:
         if (
             similarity < UPDATE_MEANING
             or complements(older, candidate)  # a fix does not retire its cause, nor an exception its rule
+            or other_things(older, candidate)  # inbound / outbound, iOS / Android: two facts side by side
             or (another_subject(older, candidate) and not says_change(candidate))
         ):
             return False

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from nightwatch.domain.memory.curation import (
+    Curation,
     LessonSuccession,
     Neighbour,
     advice_holds,
@@ -217,3 +218,31 @@ def test_of_a_questions_two_best_answers_the_older_ranking_second_is_retired_too
     assert succession.retires(older, newer, 0.83, first_two=True)
     assert succession.retires(older, newer, 0.83, ranked_below=True, first_two=True)
     assert not succession.retires(older, newer, 0.83, ranked_below=True)  # not the newer's update, nor the best two
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Inbound card-to-card transfers use a 0.95 decline threshold in riskgate.",
+            "Outbound card-to-card transfers now use a stricter 0.75 decline threshold in riskgate.",
+        ),
+        (
+            "Product photos are resized by media-svc to 1600px wide for the web shop.",
+            "Product photos are resized by media-svc to 800px wide for the mobile apps.",
+        ),
+        (
+            "The iOS app now requires a passcode after 5 minutes in the background.",
+            "The Android app now requires a passcode after 2 minutes in the background.",
+        ),
+    ],
+)
+def test_a_lesson_about_another_thing_side_by_side_updates_nothing(older: str, newer: str) -> None:
+    kept = Lesson("a", older, T)
+    assert decide(newer, [kept], [Neighbour(kept, 0.9)]) == Curation("create")
+
+
+def test_a_state_that_one_side_replaces_is_still_updated() -> None:
+    private = Lesson("a", "The bug bounty is private, with 40 invited researchers.", T)
+    newer = "The bug bounty is now public, open to every researcher."
+    assert decide(newer, [private], [Neighbour(private, 0.8)]) == Curation("supersede", private.id)
