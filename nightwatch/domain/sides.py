@@ -75,10 +75,14 @@ def sides(text: str) -> tuple[frozenset[int], ...]:
 
 def other_sides(a: str, b: str) -> bool:
     """Whether the two are about different sides of one axis, neither naming a side the other names."""
-    return any(mine and theirs and not mine & theirs for mine, theirs in zip(sides(a), sides(b), strict=True))
+    return _apart(sides(a), sides(b))
 
 
 def other_things(a: str, b: str) -> bool:
     """`other_sides` on an axis of things that stand side by side for good (THINGS), not of states."""
-    pairs = zip(sides(a)[: len(THINGS)], sides(b)[: len(THINGS)], strict=True)
-    return any(mine and theirs and not mine & theirs for mine, theirs in pairs)
+    return _apart(sides(a)[: len(THINGS)], sides(b)[: len(THINGS)])
+
+
+def _apart(mine: tuple[frozenset[int], ...], theirs: tuple[frozenset[int], ...]) -> bool:
+    """Some axis on which each names a side and neither names one of the other's."""
+    return any(one and other and not one & other for one, other in zip(mine, theirs, strict=True))
