@@ -127,6 +127,23 @@ def judge_case(memory: MemoryService, clock: SettableClock, case: Case, lesson_o
             counts.found += sum(lesson_of[r] in block for r in query.relevant) / len(query.relevant)
 
 
+def service(home: Path, encoder: CachedEncoder | EmbedOnly, *, budget: int = 1000, llm: LLM | None = None,
+            succession: LessonSuccession | None = None) -> tuple[MemoryService, SettableClock]:  # fmt: skip
+    """A memory service over files in `home` as the write path records with: no compaction, the offline model unless
+    `llm` is given, and a clock the caller sets to each memory's date."""
+    clock = SettableClock()
+    policy = MemoryPolicy(token_budget=budget, max_lines=10**9, use_model_for_curation=llm is not None)
+    memory = MemoryService(
+        store=FileMemoryStore(home),
+        llm=llm or OfflineLLM(),
+        clock=clock,
+        recall=Recall(encoder=encoder, succession=succession),
+        policy=policy,
+        backfill=InlineBackfill(),
+    )
+    return memory, clock
+
+
 def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: CachedEncoder | None = None,
             split: str | None = None, categories: bool = False, before: bool = False,
             judged: bool = True) -> dict[str, Any]:  # fmt: skip
@@ -139,16 +156,7 @@ def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: Cach
     counts = Counts()
     succession = None if before else LessonSuccession()
     with rules(before=before), tempfile.TemporaryDirectory(prefix="nightwatch-write-path-") as home:
-        clock = SettableClock()
-        policy = MemoryPolicy(token_budget=budget, max_lines=10**9, use_model_for_curation=llm is not None)
-        memory = MemoryService(
-            store=FileMemoryStore(Path(home)),
-            llm=llm or OfflineLLM(),
-            clock=clock,
-            recall=Recall(encoder=embedder, succession=succession),
-            policy=policy,
-            backfill=InlineBackfill(),
-        )
+        memory, clock = service(Path(home), embedder, budget=budget, llm=llm, succession=succession)
         for case in cases:
             judge_case(memory, clock, case, record_case(memory, clock, case, counts, categories=categories), counts)
     model = (
