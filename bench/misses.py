@@ -29,10 +29,8 @@ import numpy as np
 
 from bench.retrieval_data import Case, load
 from bench.vectors import CachedEncoder
-from bench.write_path import Counts, SettableClock, record_case, service
+from bench.write_path import Counts, SettableClock, record_case, service, whose
 from nightwatch.domain.memory import LessonSuccession, MemoryService
-from nightwatch.domain.models import Persona
-from nightwatch.domain.personas import persona_slug, project_slug
 
 BLIND = "blind"  # a folder of this name holds data for reporting only
 
@@ -54,13 +52,11 @@ class Finding:
 def findings(case: Case, memory: MemoryService, clock: SettableClock, encoder: CachedEncoder) -> list[Finding]:
     """Record the case's memories through `memory`, read each question, and list what went wrong."""
     lesson_of = record_case(memory, clock, case, Counts())
-    persona = Persona(name=case.persona, slug=persona_slug(case.persona), role="team member")
-    project = project_slug(case.project)
+    persona, project = whose(case)
     text = {m.id: m.text for m in case.memories}
-    retired = {lesson.id: lesson.superseded_by for lesson in memory.history(persona, project)}
-    wording = {
-        lesson.id: lesson.text for lesson in (*memory.history(persona, project), *memory.lessons(persona, project))
-    }
+    history = memory.history(persona, project)
+    retired = {lesson.id: lesson.superseded_by for lesson in history}
+    wording = {lesson.id: lesson.text for lesson in (*history, *memory.lessons(persona, project))}
 
     def closeness(a: str, b: str) -> float:
         vectors = encoder.embed([a, b])
@@ -73,8 +69,8 @@ def findings(case: Case, memory: MemoryService, clock: SettableClock, encoder: C
         if not query.relevant and not query.stale:
             continue
         block = [lesson.id for lesson in memory.read(persona, project, query.text).lessons]
-        ranked = [scored.lesson.id for scored in memory.rank_shared(persona, project, query.text)]
-        last = max((ranked.index(i) for i in block if i in ranked), default=-1)
+        rank = {scored.lesson.id: n for n, scored in enumerate(memory.rank_shared(persona, project, query.text), 1)}
+        last = max((rank[i] for i in block if i in rank), default=0)
         for relevant in query.relevant:
             lesson = lesson_of[relevant]
             if lesson in block:
@@ -83,20 +79,19 @@ def findings(case: Case, memory: MemoryService, clock: SettableClock, encoder: C
                 why = "refused by the junk guard"
             elif lesson in retired:
                 why = f"retired at write by: {wording.get(retired[lesson] or '', '(gone)')}"
-            elif lesson in ranked and ranked.index(lesson) < last:
-                why = f"left out at read beside a newer lesson (ranked {ranked.index(lesson) + 1})"
+            elif rank.get(lesson, last) < last:
+                why = f"left out at read beside a newer lesson (ranked {rank[lesson]})"
             else:
-                rank = ranked.index(lesson) + 1 if lesson in ranked else "-"
-                why = f"ranked {rank}, below the budget (it holds {len(block)})"
+                why = f"ranked {rank.get(lesson, '-')}, below the budget (it holds {len(block)})"
             found.append(Finding("missing", case.id, query.id, relevant, text[relevant], why))
         successor = query.relevant[-1] if query.relevant else None
         for stale in query.stale:
             lesson = lesson_of[stale]
             if lesson not in block:
                 continue
-            why = f"ranked {ranked.index(lesson) + 1}"
+            why = f"ranked {rank[lesson]}"
             if successor:
-                place = ranked.index(lesson_of[successor]) + 1 if lesson_of[successor] in ranked else "-"
+                place = rank.get(lesson_of[successor], "-")
                 why += f", its successor {successor} {place} (cosine {closeness(text[stale], text[successor]):.2f})"
             found.append(Finding("stale in", case.id, query.id, stale, text[stale], why))
     labelled_stale = {stale for query in case.queries for stale in query.stale}

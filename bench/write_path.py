@@ -82,13 +82,17 @@ class Counts:
         }
 
 
+def whose(case: Case) -> tuple[Persona, str]:
+    """The persona whose memory a case is, and the project's slug."""
+    return Persona(name=case.persona, slug=persona_slug(case.persona), role="team member"), project_slug(case.project)
+
+
 def record_case(
     memory: MemoryService, clock: SettableClock, case: Case, counts: Counts, *, categories: bool = False
 ) -> dict[str, str]:
     """Remember every memory in date order (with the offline model's category for it, when asked); returns each
     memory id's lesson id ('' when refused)."""
-    persona = Persona(name=case.persona, slug=persona_slug(case.persona), role="team member")
-    project = project_slug(case.project)
+    persona, project = whose(case)
     lesson_of: dict[str, str] = {}
     for item in sorted(case.memories, key=lambda m: m.recorded_at):
         clock.at = item.recorded_at
@@ -103,8 +107,7 @@ def record_case(
 
 def judge_case(memory: MemoryService, clock: SettableClock, case: Case, lesson_of: dict[str, str],
                counts: Counts) -> None:  # fmt: skip
-    persona = Persona(name=case.persona, slug=persona_slug(case.persona), role="team member")
-    project = project_slug(case.project)
+    persona, project = whose(case)
     replaced_by = {lesson.id: lesson.superseded_by for lesson in memory.history(persona, project)}
     for a, b in case.duplicates:
         counts.duplicates += 1
