@@ -5,8 +5,9 @@ the file's own labels). Each gets the judge's figures (`memory.vectors.signals`:
 checks, and how the two lessons' words align when the encoder reads them as one pair), and a logistic regression
 (`domain.classifier`) learns restatement or not. Leave-one-file-out: fitted on every tune file but one, judged on
 that one, pair by pair and through the write path (bench.write_path: the product's own code, with the fold's weights),
-beside the rules alone. --save fits on every tune file and writes the weights the product ships. Never run on
-bench/data/blind.
+beside the rules alone. --signals N weighs only the first N figures (the rest are zeroed before fitting, so they weigh
+nothing): `--signals 13` is the judge before round 15, without the three figures of what the two lessons say apart.
+--save fits on every tune file and writes the weights the product ships. Never run on bench/data/blind.
 """
 
 from __future__ import annotations
@@ -41,8 +42,14 @@ def rows_of(found: list[Pair], encoder: CachedEncoder) -> np.ndarray:
     )
 
 
-def fitted(names: list[str], rows: dict[str, np.ndarray], yes: dict[str, np.ndarray]) -> Logistic:
-    return fit(np.vstack([rows[n] for n in names]), np.concatenate([yes[n] for n in names]), vectors.SIGNALS, THRESHOLD)
+def fitted(
+    names: list[str], rows: dict[str, np.ndarray], yes: dict[str, np.ndarray], signals: int | None = None
+) -> Logistic:
+    """Fitted on the named files' pairs; with `signals`, only the first that many figures weigh anything."""
+    x = np.vstack([rows[n] for n in names])
+    if signals is not None:
+        x[:, signals:] = 0.0  # a figure that never varies gets weight 0 (domain.classifier.fit)
+    return fit(x, np.concatenate([yes[n] for n in names]), vectors.SIGNALS, THRESHOLD)
 
 
 @contextmanager
@@ -59,7 +66,9 @@ def judging_by(model: Logistic) -> Iterator[None]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Leave-one-file-out: curation's restatement judge against the rules.")
     parser.add_argument("--save", action="store_true", help="fit on every tune file and write the shipped weights")
-    save = parser.parse_args(argv).save
+    parser.add_argument("--signals", type=int, help="weigh only the first N of the judge's figures")
+    args = parser.parse_args(argv)
+    save, signals = args.save, args.signals
     encoder = CachedEncoder()
     files = {
         name: [pair for case in load(str(pc.DATA / name)) if case.split == "tune" for pair in pc.pairs(case, encoder)]
@@ -68,12 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = {name: rows_of(found, encoder) for name, found in files.items()}
     yes = {name: np.array([pair.label == pc.RESTATES for pair in found]) for name, found in files.items()}
     if save:
-        WEIGHTS.write_text(fitted(list(rows), rows, yes).to_json(), encoding="utf-8")
+        WEIGHTS.write_text(fitted(list(rows), rows, yes, signals).to_json(), encoding="utf-8")
         print(f"wrote {WEIGHTS.relative_to(ROOT)}: fitted on {sum(map(len, rows.values()))} pairs of {len(rows)} files")
         return 0
     rules, judged, written = np.zeros(6), np.zeros(6), []
     for held_out, found in files.items():
-        model = fitted([name for name in files if name != held_out], rows, yes)
+        model = fitted([name for name in files if name != held_out], rows, yes, signals)
         p = np.zeros((len(found), 3))
         p[:, pc.RESTATES] = [model.probability(row) for row in rows[held_out]]
         rules += pc.figures(found, pc.rule_actions(found))

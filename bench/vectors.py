@@ -41,7 +41,7 @@ class CachedEncoder:
         missing = [pair for pair in dict.fromkeys(pairs) if pair not in self.readings]
         if missing:
             self.readings.update(zip(missing, self.encoder.alignment(missing), strict=True))
-        return np.array([self.readings[pair] for pair in pairs], dtype=np.float32).reshape(len(pairs), 4)
+        return np.array([self.readings[pair] for pair in pairs], dtype=np.float32).reshape(len(pairs), -1)
 
     def _save(self, known: int) -> None:
         self.cache.parent.mkdir(parents=True, exist_ok=True)

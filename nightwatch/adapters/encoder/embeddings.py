@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 
 from nightwatch.adapters.encoder.wordpiece import WordPiece
 from nightwatch.domain.errors import ConfigError
+from nightwatch.domain.memory.ports import READING
 
 if TYPE_CHECKING:  # minilm imports safetensors, which loads only with the first text
     from nightwatch.adapters.encoder.minilm import Bert
@@ -86,10 +87,10 @@ class MiniLMEncoder:
         return vectors
 
     def alignment(self, pairs: Sequence[tuple[str, str]]) -> NDArray[np.float32]:
-        """For each (older, newer) pair of texts, how well their words find each other read as one pair: four
+        """For each (older, newer) pair of texts, how well their words find each other read as one pair: seven
         figures a row (`Bert.aligned`), in the order given."""
         if not pairs:
-            return np.zeros((0, 4), dtype=np.float32)
+            return np.zeros((0, READING), dtype=np.float32)
         loaded = self._load()
         encode = loaded.tokenizer.encode
         return np.stack([loaded.model.aligned(encode(older), encode(newer)) for older, newer in pairs])

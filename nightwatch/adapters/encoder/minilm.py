@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from safetensors.numpy import load_file
 
 from nightwatch.domain.errors import ConfigError
+from nightwatch.domain.memory.ports import READING
 
 Floats = NDArray[np.float32]
 TokenIds = NDArray[np.int64]
@@ -26,6 +27,7 @@ Mask = NDArray[np.bool_]
 _GELU_BLOCK = 1 << 16  # floats per GELU block: 256 KB, so each pass over it stays in the L2 cache
 _SCORES_BLOCK = 1 << 17  # attention scores computed at once: 512 KB, so softmax's passes stay in the L2 cache
 _MASKED = np.float32(-1e9)  # added to the attention scores of padding; exp() of it is 0
+UNMATCHED = 0.5  # a word whose best cosine among the other text's words is under this found no partner
 # Abramowitz & Stegun 7.1.26: erfc(z) ≈ t·P(t)·exp(-z²), t = 1/(1 + p·z), |error| ≤ 1.5e-7 for z ≥ 0.
 _AS_P = 0.3275911
 _AS_COEFFS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)  # highest power first
@@ -121,8 +123,11 @@ class Bert:
         return _unit_mean(x.reshape(rows, length, -1), mask)
 
     def aligned(self, first: list[int], second: list[int]) -> Floats:
-        """How well the words of two texts find each other when read as one pair ([CLS] first [SEP] second [SEP]):
-        of each word's best cosine among the other text's words, the mean and the least, first to second and back."""
+        """How well the words of two texts find each other when read as one pair ([CLS] first [SEP] second [SEP]).
+
+        Seven figures (`READING`): of each word's best cosine among the other text's words, the mean and the least,
+        first to second and back; the share of words whose best is under `UNMATCHED`, both ways; and the cosine of
+        what the two texts say apart (each text's word states weighted by how badly they found a partner)."""
         ids = np.asarray([*first, *second[1:]], dtype=np.int64)  # the second text's [CLS] is dropped
         x = self.words[ids] + self.positions[: len(ids)]
         x[len(first) :] += self.second
@@ -130,11 +135,17 @@ class Bert:
         everything = np.zeros((1, 1, 1, len(ids)), dtype=np.float32)
         for layer in self.layers:
             x = self._block(x, layer, 1, everything)
-        mine, theirs = _unit_rows(x[1 : len(first) - 1]), _unit_rows(x[len(first) : -1])
+        mine, theirs = x[1 : len(first) - 1], x[len(first) : -1]
         if not len(mine) or not len(theirs):
-            return np.zeros(4, dtype=np.float32)
-        best = mine @ theirs.T
-        return np.array([best.max(1).mean(), best.max(0).mean(), best.max(1).min(), best.max(0).min()], np.float32)
+            return np.zeros(READING, dtype=np.float32)
+        best = _unit_rows(mine) @ _unit_rows(theirs).T
+        there, back = best.max(1), best.max(0)
+        apart = _unit_rows(np.stack([(1.0 - there) @ mine, (1.0 - back) @ theirs]))
+        return np.array(
+            [there.mean(), back.mean(), there.min(), back.min(), (there < UNMATCHED).mean(),
+             (back < UNMATCHED).mean(), apart[0] @ apart[1]],
+            np.float32,
+        )  # fmt: skip
 
     def _block(self, x: Floats, layer: Layer, rows: int, scores_bias: Floats) -> Floats:
         x += self._attention(x, layer, rows, scores_bias)

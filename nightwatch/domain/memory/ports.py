@@ -31,12 +31,15 @@ class FolderMove:
     set_aside: PurePosixPath | None = None  # a stray folder moved into agents/.archived/ to make room
 
 
+READING = 7  # figures a PairReader gives each pair (the restatement judge's last seven signals)
+
+
 @runtime_checkable
 class PairReader(Protocol):
     """The encoder reading two texts as one pair (the restatement judge's figures of it)."""
 
     def alignment(self, pairs: Sequence[tuple[str, str]]) -> NDArray[np.float32]:
-        """Four figures a (older, newer) pair, one row each, in order: how well their words find each other."""
+        """Seven figures a (older, newer) pair, one row each, in order: how well their words find each other."""
         ...
 
 

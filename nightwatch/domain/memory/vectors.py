@@ -60,6 +60,7 @@ Readings = Mapping[tuple[str, str], Sequence[float]]  # (older, newer) texts: ho
 SIGNALS = (  # what the restatement judge weighs, in order (`signals`)
     *("cosine", "rules_restate", "agree", "another_subject", "says_change", "flips", "changed_amount", "cause_and_fix"),
     *("word_overlap", "aligned_mean", "aligned_mean_back", "aligned_least", "aligned_least_back"),
+    *("unmatched", "unmatched_back", "apart_alike"),
 )
 
 

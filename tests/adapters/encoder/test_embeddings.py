@@ -172,12 +172,15 @@ def test_a_text_read_as_a_pair_with_itself_aligns_better_than_with_another(encod
     lesson = "Rotate the API keys every 90 days."
     pairs = [(lesson, lesson), (lesson, "The release train runs on Tuesdays."), ("Keys rotate often.", lesson)]
     found = encoder.alignment(pairs)
-    assert found.shape == (3, 4)
+    assert found.shape == (3, 7)
     assert found.dtype == np.float32
-    assert np.all(found[0] > found[1])  # mean and least, both ways
+    assert np.all(found[0, :4] > found[1, :4])  # mean and least, both ways
+    assert np.all(found[0, 4:6] < found[1, 4:6])  # the share of words that found no partner, both ways
+    assert found[0, 4:6].tolist() == [0.0, 0.0]
+    assert np.all((found[:, 4:6] >= 0.0) & (found[:, 4:6] <= 1.0))
     assert np.all((found >= -1.0) & (found <= 1.0 + 1e-5))
 
 
 def test_no_pairs_give_no_rows_without_loading_anything(tmp_path: Path) -> None:
     found = embeddings.MiniLMEncoder(model_dir=tmp_path / "nowhere").alignment([])
-    assert found.shape == (0, 4)
+    assert found.shape == (0, 7)
