@@ -181,6 +181,25 @@ def test_a_text_read_as_a_pair_with_itself_aligns_better_than_with_another(encod
     assert np.all((found >= -1.0) & (found <= 1.0 + 1e-5))
 
 
+@needs_model
+def test_what_a_paraphrase_says_apart_reads_alike_and_what_a_look_alike_says_apart_does_not(
+    encoder: embeddings.MiniLMEncoder,
+) -> None:
+    apk = "Keep the Android APK under 100 MB so users on mobile data are not warned by the store."
+    paraphrase = "The Android app must stay below a 100MB download or cellular users get the Play Store warning."
+    staff, visitors = (
+        "Staff badges are printed by the front desk on the first day.",
+        "Visitor badges are printed by the front desk on arrival.",
+    )
+    card, cash = (
+        "Card payments are captured automatically when the trip completes.",
+        "Cash payments are recorded by the driver when the trip completes.",
+    )
+    apart = encoder.alignment([(apk, paraphrase), (staff, visitors), (card, cash)])[:, 6]
+    assert apart[0] > apart[1] + 0.1
+    assert apart[0] > apart[2] + 0.1
+
+
 def test_no_pairs_give_no_rows_without_loading_anything(tmp_path: Path) -> None:
     found = embeddings.MiniLMEncoder(model_dir=tmp_path / "nowhere").alignment([])
     assert found.shape == (0, 7)
