@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 
 from nightwatch.adapters.encoder import embeddings
 from nightwatch.adapters.files import vector_file
+from nightwatch.domain.memory.ports import READING
 from nightwatch.domain.vectors import Matrix, VectorTable, vector_key
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "minilm.vectors"
@@ -41,7 +42,7 @@ class CachedEncoder:
         missing = [pair for pair in dict.fromkeys(pairs) if pair not in self.readings]
         if missing:
             self.readings.update(zip(missing, self.encoder.alignment(missing), strict=True))
-        return np.array([self.readings[pair] for pair in pairs], dtype=np.float32).reshape(len(pairs), -1)
+        return np.array([self.readings[pair] for pair in pairs], dtype=np.float32).reshape(len(pairs), READING)
 
     def _save(self, known: int) -> None:
         self.cache.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ import pytest
 from bench import retrieval, retrieval_data, write_path
 from bench.vectors import CachedEncoder
 from nightwatch.adapters.encoder import embeddings
+from nightwatch.domain.memory.ports import READING
 
 pytestmark = pytest.mark.skipif(not embeddings.available(), reason="the all-MiniLM-L6-v2 package is not installed")
 
@@ -94,6 +95,10 @@ def test_the_write_path_can_give_each_memory_the_offline_models_category(dataset
 
 
 @pytest.mark.slow
+def test_no_pairs_read_give_no_rows_of_the_readings_width(encoder: CachedEncoder) -> None:
+    assert encoder.alignment([]).shape == (0, READING)
+
+
 def test_the_read_path_benchmark_runs_on_a_small_file() -> None:
     from bench import read_latency
 
