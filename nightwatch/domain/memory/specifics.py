@@ -141,7 +141,7 @@ def _is_date(token: str, lower: str) -> bool:
 @lru_cache(maxsize=65536)
 def token_opcodes(a: str, b: str) -> tuple[tuple[str, int, int, int, int], ...]:
     """How the two lessons' `subject_tokens` line up in order (difflib's opcodes): read once per pair, by curation's
-    test for another subject and the judge's for a word exchanged in place."""
+    test for another subject and the judge's for words exchanged in place."""
     return tuple(SequenceMatcher(None, subject_tokens(a), subject_tokens(b), autojunk=False).get_opcodes())
 
 
@@ -165,11 +165,12 @@ def flipped_in_place(a: str, b: str, share: float) -> bool:
 
 
 def only_exchanged(a: str, b: str, most: int) -> bool:
-    """The two are one sentence with a word (or up to `most` words) exchanged in place and nothing else changed."""
-    match [op for op in token_opcodes(a, b) if op[0] != "equal"]:
-        case [("replace", i1, i2, j1, j2)]:
-            return 0 < i2 - i1 == j2 - j1 <= most
-    return False
+    """The two are one sentence with words exchanged in place, one for one (up to `most` in all, in one place or in
+    several: "EU keys stay in the Frankfurt HSM" / "Swiss keys stay in the Zurich HSM"), and nothing else changed."""
+    changed = [op for op in token_opcodes(a, b) if op[0] != "equal"]
+    if not changed or any(tag != "replace" or i2 - i1 != j2 - j1 for tag, i1, i2, j1, j2 in changed):
+        return False
+    return sum(i2 - i1 for _, i1, i2, _, _ in changed) <= most
 
 
 def _is_component(kebab: str) -> bool:

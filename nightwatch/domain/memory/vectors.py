@@ -9,7 +9,8 @@ At write time the encoder also reads each candidate beside each of its nearest l
 before the store's lock; curation's restatement test is then the learned judge's (`restates_by`: a logistic
 regression over the rules' own signals and that reading, weights in restatement.json, fitted on tune data by
 `python -m bench.judge --save`), and the rules' where a pair was not read (a lesson added meanwhile). A sentence with
-a word exchanged in place and nothing else changed is never the judge's to merge.
+words exchanged in place (up to three, in one place or several) and nothing else changed is never the judge's to
+merge.
 
 The backfill embeds, in the background, the lessons a read found without a stored vector: it runs on one daemon
 thread, once per memory at a time. The next write to that memory embeds them too, so nothing depends on the
@@ -186,7 +187,7 @@ def restates_by(readings: Readings) -> Restates | None:
         if similarity is None or reading is None:
             return is_duplicate(older, newer, similarity)
         if similarity < SYNONYM_MEANING and only_exchanged(older, newer, EXCHANGED_MAX):
-            return False  # a word exchanged in place and nothing else: another thing ("exports" / "imports")
+            return False  # words exchanged in place and nothing else: another thing ("exports" / "imports")
         if exception_beside(older, newer) or reversed_decision(older, newer) or other_sides(older, newer):
             return False  # "Exception: ..." beside its rule; "Always pin ..." / "Never pin ..."; staging / production
         return judge().says(signals(older, similarity, newer, reading))

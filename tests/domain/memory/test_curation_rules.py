@@ -17,7 +17,7 @@ from nightwatch.domain.memory.curation import (
     decide,
     is_duplicate,
 )
-from nightwatch.domain.memory.specifics import changed_amount
+from nightwatch.domain.memory.specifics import changed_amount, only_exchanged
 from nightwatch.domain.models import Lesson
 
 T = datetime(2026, 3, 1, tzinfo=UTC)
@@ -94,6 +94,43 @@ def test_a_word_exchanged_in_place_merges_only_when_the_meaning_is_all_but_the_s
     assert another_subject(older, newer)  # one word for another, in place
     assert is_duplicate(older, newer, similarity=0.95)  # ... so close in meaning that it is another word for it
     assert not is_duplicate(older, newer, similarity=0.85)  # ... or as close as a look-alike gets
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "exchanged"),
+    [
+        ("The exports suite needs its own fixture cleanup.", "The imports suite needs its own fixture cleanup.", True),
+        (  # words exchanged in two places, one for one, and nothing else changed
+            "EU card data is encrypted with keys held in the Dublin HSM and never leaves the region.",
+            "UK card data is encrypted with keys held in the London HSM and never leaves the region.",
+            True,
+        ),
+        (  # ... in three places, one word in each: still at most three in all
+            "Gold customers get replies from the senior queue within 2 hours on weekdays.",
+            "Silver customers get replies from the standard queue within 2 hours on weekends.",
+            True,
+        ),
+        (  # four words exchanged in all: more than a look-alike's few
+            "Gold customers in Europe get replies from the senior queue on weekdays.",
+            "Silver customers in Asia get replies from the standard queue on weekends.",
+            False,
+        ),
+        (  # a word added as well: a paraphrase's kind of change
+            "EU card data is encrypted with keys held in the Dublin HSM.",
+            "UK card data is encrypted with rotating keys held in the London HSM.",
+            False,
+        ),
+        (  # a phrase said another way, not a word for a word
+            "The exports suite needs its own fixture cleanup.",
+            "The nightly export checks need their own fixture cleanup.",
+            False,
+        ),
+    ],
+)
+def test_words_exchanged_in_place_and_nothing_else_are_counted_in_all_places(
+    older: str, newer: str, exchanged: bool
+) -> None:
+    assert only_exchanged(older, newer, 3) is exchanged
 
 
 @pytest.mark.parametrize(
