@@ -164,29 +164,6 @@ def test_one_word_exchanged_and_nothing_else_is_another_thing_whatever_the_judge
     ("older", "newer"),
     [
         (
-            "EU card data is encrypted with keys held in the Dublin HSM and never leaves the region.",
-            "UK card data is encrypted with keys held in the London HSM and never leaves the region.",
-        ),
-        (
-            "Gold customers get replies from the senior support queue within 2 hours.",
-            "Silver customers get replies from the standard support queue within 2 hours.",
-        ),
-    ],
-)
-def test_words_exchanged_in_several_places_and_nothing_else_are_another_thing_whatever_the_judge_reads(
-    encoder: embeddings.MiniLMEncoder, older: str, newer: str
-) -> None:
-    judged = service(encoder)
-    judged.remember(DEV, "regions", older)
-    assert judged.record(DEV, "regions", newer).said == "created"
-    assert len(judged.lessons(DEV, "regions")) == 2
-
-
-@needs_model
-@pytest.mark.parametrize(
-    ("older", "newer"),
-    [
-        (
             "receipt-mailer sends receipts through the shared Postmark IP pool for Starter accounts.",
             "receipt-mailer sends receipts through a dedicated Postmark IP pool for Enterprise accounts.",
         ),
@@ -198,9 +175,17 @@ def test_words_exchanged_in_several_places_and_nothing_else_are_another_thing_wh
             "The ledger-sync job runs against the primary database at 02:00 UTC.",
             "The ledger-sync job reads from the replica database at 02:00 UTC to spare the writer.",
         ),
+        (  # not two sides, but words exchanged in two places and nothing else changed: the judge would merge it
+            "EU card data is encrypted with keys held in the Dublin HSM and never leaves the region.",
+            "UK card data is encrypted with keys held in the London HSM and never leaves the region.",
+        ),
+        (
+            "Gold customers get replies from the senior support queue within 2 hours.",
+            "Silver customers get replies from the standard support queue within 2 hours.",
+        ),
     ],
 )
-def test_two_sides_of_one_thing_stay_apart_however_alike_they_read(
+def test_two_sides_of_one_thing_or_words_exchanged_in_place_stay_apart_however_alike_they_read(
     encoder: embeddings.MiniLMEncoder, older: str, newer: str
 ) -> None:
     judged = service(encoder)
