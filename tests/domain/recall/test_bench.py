@@ -94,11 +94,11 @@ def test_the_write_path_can_give_each_memory_the_offline_models_category(dataset
     assert (result["duplicates_merged"], result["stale_left_out"]) == (1.0, 1.0)
 
 
-@pytest.mark.slow
 def test_no_pairs_read_give_no_rows_of_the_readings_width(encoder: CachedEncoder) -> None:
     assert encoder.alignment([]).shape == (0, READING)
 
 
+@pytest.mark.slow
 def test_the_read_path_benchmark_runs_on_a_small_file() -> None:
     from bench import read_latency
 
