@@ -158,7 +158,7 @@ def decide(
     if duplicate is not None:
         return Curation("merge", duplicate.id)
     # An update replaces the lesson it is closest to; a farther one that merely mentions the subject stays.
-    updated = next((n.lesson for n in near[:1] if _updates(n.lesson.text, n.similarity, candidate)), None)
+    updated = next((n.lesson for n in near[:1] if updates(n.lesson.text, n.similarity, candidate)), None)
     if updated is not None:
         return Curation("supersede", updated.id)
     return Curation("create")
@@ -238,7 +238,7 @@ def _other_heads(a: str, b: str) -> bool:
     return sum(block.size for block in rest) / (max(len(mine), len(theirs)) - 1) >= HEAD_SHARE
 
 
-def _updates(older: str, similarity: float | None, candidate: str) -> bool:
+def updates(older: str, similarity: float | None, candidate: str) -> bool:
     if similarity is not None:  # saying so is the surest sign ("now", "moved to", "no longer", "cut from")
         if (
             similarity < UPDATE_MEANING
@@ -279,7 +279,7 @@ class LessonSuccession:
         """The newer ranks first: curation's update, or another amount of what the older covers (RANKED_SHARE) that
         does not add to it ("also": `complements`)."""
         amount = similarity >= RETIRED_MEANING and changed_amount(older, newer) and not complements(older, newer)
-        return _updates(older, similarity, newer) or (amount and covers(older, newer, RANKED_SHARE))
+        return updates(older, similarity, newer) or (amount and covers(older, newer, RANKED_SHARE))
 
     def retires(
         self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False
@@ -295,4 +295,4 @@ class LessonSuccession:
         specific = changed_amount(older, newer) or flips(features(older), features(newer))
         if first_two and specific and covers(older, newer, 0.0) and not complements(older, newer):
             return True  # the same things, in however few shared words; not an exception or a fix beside its rule
-        return specific and covers(older, newer, SAME_SUBJECT_OVERLAP) and _updates(older, similarity, newer)
+        return specific and covers(older, newer, SAME_SUBJECT_OVERLAP) and updates(older, similarity, newer)

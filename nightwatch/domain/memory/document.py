@@ -68,6 +68,15 @@ class MemoryDocument:
     def stale(self) -> list[Lesson]:
         return [lesson for lesson in self.all_lessons() if lesson.stale]
 
+    def current(self, lesson_id: str) -> Lesson | None:
+        """The live lesson that holds what `lesson_id` said: itself, or the end of its chain of successors."""
+        by_id = {lesson.id: lesson for lesson in self.all_lessons()}
+        lesson, seen = by_id.get(lesson_id), set[str]()
+        while lesson is not None and lesson.superseded_by is not None and lesson.id not in seen:
+            seen.add(lesson.id)
+            lesson = by_id.get(lesson.superseded_by)
+        return lesson if lesson is not None and not lesson.stale else None
+
     # --- editing ------------------------------------------------------------------------------------------------
 
     def map_lessons(self, change: Callable[[Lesson], Lesson | None]) -> MemoryDocument:

@@ -29,6 +29,7 @@ from nightwatch.domain.memory.curation import (
     by_category,
     decide,
     neighbours,
+    updates,
 )
 from nightwatch.domain.memory.format import MemoryDocument, lesson_id
 from nightwatch.domain.memory.models import Remembered
@@ -50,11 +51,6 @@ class Recorded:
     lesson: Lesson | None
     reason: str = ""
     replaced: str | None = None
-
-    @property
-    def created(self) -> bool:
-        """True when the candidate is now a lesson of its own (an update is the entry's new wording)."""
-        return self.action in ("create", "supersede", "update")
 
 
 @dataclass(frozen=True)
@@ -104,13 +100,28 @@ def choose(
     if fixed is not None:
         return fixed
     close = near(text, live, table)
-    rule = decide(text, live, close, restates)
+    rule = through_history(doc, text, table, close, decide(text, live, close, restates))
     if rule.action != "create" or hint is None or not _usable(hint, text, live, allow_skip=allow_skip):
         return rule  # what the rules found stands; a model may find what they missed
     if hint.action not in ("merge", "supersede"):
         return hint
     target = next((n for n in close if n.lesson.id == hint.target), None)
     return hint if target is not None and advice_holds(hint.action, target, text) else rule
+
+
+def through_history(
+    doc: MemoryDocument, text: str, table: VectorTable | None, close: Sequence[Neighbour], rule: Curation
+) -> Curation:
+    """A value changed twice: an update closer to a retired lesson than to what the rule would supersede (if anything)
+    updates the live lesson that retired it, its chain's current one (`MemoryDocument.current`)."""
+    retired = [lesson for lesson in doc.stale() if table is not None and vector_key(lesson.text) in table]
+    found = near(text, retired, table)[:1] if rule.action in ("create", "supersede") and retired else []
+    cosine = found[0].similarity if found else None
+    if cosine is None or not updates(found[0].lesson.text, cosine, text):
+        return rule
+    target = next((n.similarity or 0.0 for n in close if n.lesson.id == rule.target), 0.0)
+    holder = doc.current(found[0].lesson.id)
+    return Curation("supersede", holder.id) if holder is not None and target < cosine else rule
 
 
 def _usable(hint: Curation, text: str, live: Sequence[Lesson], *, allow_skip: bool) -> bool:
@@ -130,7 +141,8 @@ def record(
         return doc, Recorded("skip", None, "it copies lessons already remembered or is not worth keeping")
     if decision.action == "merge" and decision.target is not None:
         return _merge(doc, decision.target, candidate, entry.day)
-    old = _live(doc, decision.target) if decision.action == "update" else None
+    updated = decision.action == "update"
+    old = next((kept for kept in doc.live() if kept.id == decision.target), None) if updated else None
     lesson = Lesson(
         id=lesson_id(candidate.text),
         text=candidate.text,
@@ -167,10 +179,6 @@ def record_all(
         doc, outcome = record(doc, candidate, decision, entry)
         outcomes.append(outcome)
     return doc, outcomes
-
-
-def _live(doc: MemoryDocument, target: str | None) -> Lesson | None:
-    return next((lesson for lesson in doc.live() if lesson.id == target), None)
 
 
 def _merge(doc: MemoryDocument, target: str, candidate: Candidate, day: date) -> tuple[MemoryDocument, Recorded]:

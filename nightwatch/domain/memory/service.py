@@ -291,8 +291,9 @@ class MemoryService:
 
     def _embed_missing(self, persona_slug: str, project: str, *, prune: bool = False) -> int:
         snap = self._cache.snapshot(persona_slug, project, self.store.read(persona_slug, project))
-        table = self._vectors.completed(persona_slug, project, [lesson.text for lesson in snap.live])
-        return self._vectors.keep(persona_slug, project, table, snap.live, prune=prune) if table is not None else 0
+        known = snap.doc.all_lessons()  # retired ones too: curation follows an update through them
+        table = self._vectors.completed(persona_slug, project, [lesson.text for lesson in known])
+        return self._vectors.keep(persona_slug, project, table, known, prune=prune) if table is not None else 0
 
     def _snapshot(self, persona: Persona, project: str) -> Snapshot:
         project = check_slug(project)

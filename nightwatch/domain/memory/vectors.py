@@ -2,8 +2,8 @@
 
 A read gets the stored vectors of the live lessons and never embeds a lesson; lessons a read finds without one (typed
 in by hand) are handed to the backfill. A write embeds its candidates and any lesson still missing, and stores the
-vectors of the live lessons only. If the encoder fails (a damaged model file), memory goes on by keywords and says
-so once in the log.
+vectors of the live lessons and of those in the history (curation follows an update through a retired lesson). If
+the encoder fails (a damaged model file), memory goes on by keywords and says so once in the log.
 
 At write time the encoder also reads each candidate beside each of its nearest lessons as one pair (a `PairReader`),
 before the store's lock; curation's restatement test is then the learned judge's (`restates_by`: a logistic
@@ -119,16 +119,16 @@ class MemoryVectors:
         return table.with_texts(missing, vectors) if vectors is not None else table
 
     def keep(
-        self, persona_slug: str, project: str, table: VectorTable, live: Sequence[Lesson], *, prune: bool = False
+        self, persona_slug: str, project: str, table: VectorTable, lessons: Sequence[Lesson], *, prune: bool = False
     ) -> int:
-        """Store the vectors of these live lessons; returns the rows added.
+        """Store the vectors of these lessons (live and retired), and of no others; returns the rows added.
 
-        Rows of lessons that are gone (forgotten, superseded) are dropped when asked (after a compaction) or once they
-        outnumber the live ones: a rewrite can race another writer's append, which only costs that writer's lesson a
-        backfill, so it is kept rare.
+        Rows of lessons that are gone (forgotten, or trimmed from the history) are dropped when asked (after a
+        compaction) or once they outnumber the kept ones: a rewrite can race another writer's append, which only costs
+        that writer's lesson a backfill, so it is kept rare.
         """
         stored = self._stored(persona_slug, project)
-        keys = frozenset(vector_key(lesson.text) for lesson in live)
+        keys = frozenset(vector_key(lesson.text) for lesson in lessons)
         kept = table.only(keys)
         gone = sum(key not in keys for key in stored.keys)
         prune = gone > 0 and (prune or gone > max(_PRUNE_AFTER, len(keys)))

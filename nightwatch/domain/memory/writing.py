@@ -86,9 +86,10 @@ class LessonWriter:
     def _write(
         self, persona: Persona, project: str, candidates: list[Candidate], entry: Entry, *, allow_skip: bool
     ) -> tuple[list[Recorded], str]:
-        live = self._cache.snapshot(persona.slug, project, self._store.read(persona.slug, project)).live
-        texts = [candidate.text for candidate in candidates]
-        table = self._vectors.completed(persona.slug, project, [*texts, *(lesson.text for lesson in live)])
+        snap = self._cache.snapshot(persona.slug, project, self._store.read(persona.slug, project))
+        live, texts = snap.live, [candidate.text for candidate in candidates]
+        known = snap.doc.all_lessons()  # retired ones too: an update of one updates its chain's current lesson
+        table = self._vectors.completed(persona.slug, project, [*texts, *(lesson.text for lesson in known)])
         hints = advise(self._llm, persona, project, candidates, live, table) if self._use_model else {}
         restates = restates_by(self._vectors.read_together(texts, live, table))
         outcomes: list[Recorded] = []
@@ -103,7 +104,7 @@ class LessonWriter:
         new_text = self._store.update(persona.slug, project, change)
         if table is not None:
             try:
-                written = self._cache.snapshot(persona.slug, project, new_text).live
+                written = self._cache.document(persona.slug, project, new_text).all_lessons()
                 self._vectors.keep(persona.slug, project, table, written)
             except StorageError as err:  # the lessons are written; their vectors are made again at a later write
                 log.warning("Could not store the vectors of %s's lessons on %s: %s", persona.name, project, err)
