@@ -2,11 +2,13 @@
 
 The pairs are bench.pair_classifier's (every memory of a tune file against its nearest earlier memories, labelled from
 the file's own labels). Each gets the judge's figures (`memory.vectors.signals`: the cosine, the rules' verdict and
-checks, and how the two lessons' words align when the encoder reads them as one pair), and a logistic regression
+checks, how the two lessons' words align when the encoder reads them as one pair, and since round 19 whether the two
+state an amount, a name or a value in common: "three times" and "3x", 1800 and "1,800"), and a logistic regression
 (`domain.classifier`) learns restatement or not. Leave-one-file-out: fitted on every tune file but one, judged on
 that one, pair by pair and through the write path (bench.write_path: the product's own code, with the fold's weights),
 beside the rules alone. --signals N weighs only the first N figures (the rest are zeroed before fitting, so they weigh
-nothing): `--signals 13` is the judge before round 15, without the three figures of what the two lessons say apart.
+nothing): `--signals 16` is the judge before round 19, without the three figures of what both state; `--signals 13`
+also leaves out the three of what the two lessons say apart (the judge before round 15).
 --save fits on every tune file and writes the weights the product ships. Never run on bench/data/blind.
 """
 

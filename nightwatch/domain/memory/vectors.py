@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Protocol
 
+from nightwatch.domain.amounts import amounts
 from nightwatch.domain.classifier import Logistic
 from nightwatch.domain.errors import NightWatchError
 from nightwatch.domain.framing import cause_and_fix, exception_beside, says_change
@@ -62,6 +63,7 @@ SIGNALS = (  # what the restatement judge weighs, in order (`signals`)
     *("cosine", "rules_restate", "agree", "another_subject", "says_change", "flips", "changed_amount", "cause_and_fix"),
     *("word_overlap", "aligned_mean", "aligned_mean_back", "aligned_least", "aligned_least_back"),
     *("unmatched", "unmatched_back", "apart_alike"),
+    *("same_amount", "same_name", "same_value"),  # a specific both state: "ninety days" / "90 days", "TidyBoard"
 )
 
 
@@ -160,7 +162,8 @@ class MemoryVectors:
 
 
 def signals(older: str, similarity: float, newer: str, reading: Sequence[float]) -> list[float]:
-    """What the restatement judge weighs: the cosine, the rules' verdict and checks, and the pair's reading."""
+    """What the restatement judge weighs: the cosine, the rules' verdict and checks, the pair's reading, and whether
+    the two state an amount, a name or a value in common."""
     fo, fn = features(older), features(newer)
     checks = (
         is_duplicate(older, newer, similarity),
@@ -169,7 +172,8 @@ def signals(older: str, similarity: float, newer: str, reading: Sequence[float])
         says_change(newer),
     )
     more = (flips(fo, fn), changed_amount(older, newer), cause_and_fix(older, newer))
-    return [similarity, *map(float, checks + more), overlap(fo.words, fn.words), *reading]
+    shared = (bool(amounts(older) & amounts(newer)), bool(fo.names & fn.names), bool(fo.values & fn.values))
+    return [similarity, *map(float, checks + more), overlap(fo.words, fn.words), *reading, *map(float, shared)]
 
 
 @cache

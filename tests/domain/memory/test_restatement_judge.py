@@ -77,6 +77,17 @@ def test_a_restatement_in_other_words_merges_when_the_two_are_read_together(enco
 
 
 @needs_model
+def test_a_heavy_rewording_that_states_the_same_amounts_merges(encoder: embeddings.MiniLMEncoder) -> None:
+    judged = service(encoder)
+    first = judged.remember(
+        DEV, "shop", "Load tests for cartly use 3x the Black Friday peak, roughly 1,800 checkouts per minute."
+    )
+    again = "Our load-test target is three times the Black Friday peak, about 1800 checkouts a minute."
+    assert judged.record(DEV, "shop", again).said == f"merged into {first.id}"  # "three times" is "3x", 1800 is 1,800
+    assert vectors.SIGNALS[-3:] == ("same_amount", "same_name", "same_value")
+
+
+@needs_model
 def test_a_look_alike_about_another_platform_stays_apart(encoder: embeddings.MiniLMEncoder) -> None:
     judged = service(encoder)
     ios = judged.remember(DEV, "mobile", "Crash-free sessions must be above 99.5% on iOS before a staged rollout.")
