@@ -114,8 +114,10 @@ def through_history(
 ) -> Curation:
     """A value changed twice: an update closer to a retired lesson than to what the rule would supersede (if anything)
     updates the live lesson that retired it, its chain's current one (`MemoryDocument.current`)."""
-    retired = [lesson for lesson in doc.stale() if table is not None and vector_key(lesson.text) in table]
-    found = near(text, retired, table)[:1] if rule.action in ("create", "supersede") and retired else []
+    if table is None or rule.action not in ("create", "supersede"):
+        return rule
+    retired = [lesson for lesson in doc.stale() if vector_key(lesson.text) in table]
+    found = near(text, retired, table)[:1] if retired else []
     cosine = found[0].similarity if found else None
     if cosine is None or not updates(found[0].lesson.text, cosine, text):
         return rule
