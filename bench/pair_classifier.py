@@ -47,7 +47,7 @@ TUNE = (  # the judge's weights are fitted on these
     "persona_lessons.jsonl",
     "tune_extra.jsonl",
     "tune_extra2.jsonl",
-    *(f"tune_more_{n}.jsonl" for n in range(1, 23)),
+    *(f"tune_more_{n}.jsonl" for n in range(1, 29)),
 )
 NEITHER, RESTATES, UPDATES = 0, 1, 2
 MERGE_AT = (0.5, 0.6, 0.7)
