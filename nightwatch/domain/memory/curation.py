@@ -282,14 +282,12 @@ class LessonSuccession:
         return updates(older, similarity, newer) or (amount and covers(older, newer, RANKED_SHARE))
 
     def retires(
-        self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False,
-        nearer: bool = False,
-    ) -> bool:  # fmt: skip
+        self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False
+    ) -> bool:
         """The older is left out: curation's update that changes an amount or a decision; where it ranks below, the
         newer's update; or, as one of a question's two best answers, when the newer changes a specific of the same
-        things (from UPDATE_MEANING when the newer is as close to the question: `nearer`). Any of the three will do."""
-        loose = first_two and nearer and similarity >= UPDATE_MEANING  # both answer it, the newer at least as well
-        if (similarity < RETIRED_MEANING and not loose) or another_subject(older, newer):
+        things. Any of the three is enough."""
+        if similarity < RETIRED_MEANING or another_subject(older, newer):
             return False
         below = ranked_below and similarity >= OUTRANKED_MEANING and not _restates(older, similarity, newer)
         if below and self.replaces(older, newer, similarity):

@@ -21,10 +21,9 @@ class Succession(Protocol):
         ...
 
     def retires(
-        self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False,
-        nearer: bool = False,
-    ) -> bool:  # fmt: skip
+        self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False
+    ) -> bool:
         """Whether `newer` replaces `older` so surely that `older` may go: the same things with a specific changed.
         `ranked_below`: for the question being read, `older` ranks below `newer` on its own; `first_two`: the two
-        are the question's two best answers; `nearer`: `newer` is at least as close to the question in meaning."""
+        are the question's two best answers."""
         ...

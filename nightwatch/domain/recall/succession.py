@@ -8,12 +8,11 @@ lesson never is), and that successor wins over one met earlier that only ranked 
 already ranks below the newer on, a newer that ranks first is enough to leave it out when the two are closer still
 and do not restate each other: a question whose answer the older holds ranks it first. When the two are the
 question's two best answers, another amount or a flipped decision of the same things is enough, whichever ranks
-first: both answer it, and the newer holds what is true now; and when the newer is at least as close to the question
-in meaning, the two need only be as close as an update at write (curation's UPDATE_MEANING). But an older lesson is
-never left out for a question that names a word only it has where the newer, otherwise the same sentence, has another
-("How long are admin console audit logs kept?" beside "... for the admin console are retained for one year" and "...
-for the payment APIs are retained for seven years"): that is a look-alike, and the older is the one asked about. Only
-the head of the ranking is looked at, so a read pays for a few dozen dot products at most.
+first: both answer it, and the newer holds what is true now. But an older lesson is never left out for a question
+that names a word only it has where the newer, otherwise the same sentence, has another ("How long are admin console
+audit logs kept?" beside "... for the admin console are retained for one year" and "... for the payment APIs are
+retained for seven years"): that is a look-alike, and the older is the one asked about. Only the head of the ranking
+is looked at, so a read pays for a few dozen dot products at most.
 """
 
 from __future__ import annotations
@@ -43,14 +42,13 @@ def newer_first(
     succession: Succession | None,
     pinned: frozenset[int] = frozenset(),
     question: str = "",
-    nearness: NDArray[np.float32] | None = None,
 ) -> tuple[NDArray[np.int64], frozenset[int]]:
     """`order` with each updated lesson placed right after its successor, and the positions it supersedes, for
-    `question` (`nearness`: each lesson's cosine to it, when known)."""
+    `question`."""
     if succession is None or vectors is None or len(order) < 2 or len(vectors.present) != len(lessons):
         return order, frozenset()
     head = [i for i in order[:HEAD].tolist() if vectors.present[i]]
-    successor, left_out = _successors(lessons, head, vectors, succession, pinned, question, nearness)
+    successor, left_out = _successors(lessons, head, vectors, succession, pinned, question)
     if not successor:
         return order, frozenset()
     placed: list[int] = []
@@ -72,7 +70,6 @@ def _successors(
     succession: Succession,
     pinned: frozenset[int],
     question: str,
-    nearness: NDArray[np.float32] | None,
 ) -> tuple[dict[int, int], set[int]]:
     """Each updated lesson of `head` (positions in the question's order) with its successor, and those it retires."""
     successor: dict[int, int] = {}
@@ -90,14 +87,8 @@ def _successors(
             if not replaces and not first_two:
                 continue
             below = older == second  # for this question, the older already ranks below the newer
-            nearer = nearness is not None and bool(nearness[newer] >= nearness[older])
             if succession.retires(
-                lessons[older].text,
-                lessons[newer].text,
-                similarity,
-                ranked_below=below,
-                first_two=first_two,
-                nearer=nearer,
+                lessons[older].text, lessons[newer].text, similarity, ranked_below=below, first_two=first_two
             ) and not asks_older(question, lessons[older].text, lessons[newer].text):
                 successor[older] = newer  # the one that retires it wins over one that only ranks first
                 left_out.add(older)

@@ -200,12 +200,8 @@ def test_of_a_questions_two_best_answers_a_changed_specific_of_the_same_things_r
     assert not succession.retires(older, newer, 0.71)  # no word of change, and not close enough for another amount
     assert succession.retires(older, newer, 0.71, first_two=True)  # ... but both answer the question: newer holds
     assert not succession.retires(older, newer, 0.55, first_two=True)  # not close enough
-    assert succession.retires(older, newer, 0.55, first_two=True, nearer=True)  # ... unless the newer is as near
-    assert not succession.retires(older, newer, 0.4, first_two=True, nearer=True)  # not the same point at all
-    assert not succession.retires(older, newer, 0.55, nearer=True)  # nearer, but not one of the two best answers
     swapped = "Claim photos are deleted 7 years after claim closure."
     assert not succession.retires(older, swapped, 0.8, first_two=True)  # another subject
-    assert not succession.retires(older, swapped, 0.55, first_two=True, nearer=True)
     added = "Exception: claim documents under a litigation hold are kept 10 years after claim closure."
     assert not succession.retires(older, added, 0.8, first_two=True)  # an exception stands beside its rule
     same = "Claim documents are deleted five years after the claim is closed."

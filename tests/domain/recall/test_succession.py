@@ -92,24 +92,17 @@ Pairs = set[tuple[str, str]] | frozenset[tuple[str, str]]
 class ByPairs:
     """A Succession that answers from a table: (older, newer) pairs that rank first, and those that retire."""
 
-    def __init__(
-        self, ranks: Pairs, retires: Pairs, below: Pairs = frozenset(), first: Pairs = frozenset(),
-        near: Pairs = frozenset(),
-    ) -> None:  # fmt: skip
+    def __init__(self, ranks: Pairs, retires: Pairs, below: Pairs = frozenset(), first: Pairs = frozenset()) -> None:
         self._ranks, self._retires, self._below = ranks, retires, below  # below: retires only when ranked below
         self._first = first  # ... only as the question's two best answers
-        self._near = near  # ... only as the two best answers, the newer at least as near the question
 
     def replaces(self, older: str, newer: str, similarity: float) -> bool:
         return (older, newer) in self._ranks
 
     def retires(
-        self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False,
-        nearer: bool = False,
-    ) -> bool:  # fmt: skip
+        self, older: str, newer: str, similarity: float, *, ranked_below: bool = False, first_two: bool = False
+    ) -> bool:
         pair = (older, newer)
-        if first_two and nearer and pair in self._near:
-            return True
         return pair in self._retires or (ranked_below and pair in self._below) or (first_two and pair in self._first)
 
 
@@ -146,21 +139,6 @@ def test_of_a_questions_two_best_answers_the_older_can_go_without_ranking_the_ne
     order, left_out = newer_first(lessons, np.array([0, 1, 2]), same, succession)
     assert left_out == set()  # "b" is only the third answer: nothing is left out
     assert order.tolist() == [0, 1, 2]
-
-
-def test_the_question_says_which_of_its_two_best_answers_is_nearer() -> None:
-    days = [datetime(2026, month, 1, tzinfo=UTC) for month in (1, 2)]
-    lessons = [Lesson(text, text, day) for text, day in zip(("a", "b"), days, strict=True)]
-    same = vectors([1.0, 0.0, 0.0], [1.0, 0.0, 0.0])
-    succession = ByPairs(ranks=set(), retires=set(), near=frozenset({("a", "b")}))
-    order = np.array([0, 1])
-    nearer = np.array([0.6, 0.7], dtype=np.float32)  # the newer is nearer the question in meaning
-    assert newer_first(lessons, order, same, succession, nearness=nearer)[1] == {0}
-    even = np.array([0.6, 0.6], dtype=np.float32)
-    assert newer_first(lessons, order, same, succession, nearness=even)[1] == {0}
-    farther = np.array([0.7, 0.6], dtype=np.float32)  # the question is nearer the older: it stays
-    assert newer_first(lessons, order, same, succession, nearness=farther)[1] == set()
-    assert newer_first(lessons, order, same, succession)[1] == set()  # nearness unknown: as far
 
 
 ADMIN = Lesson("admin", "Audit logs for the admin console are kept for one year.", datetime(2026, 1, 5, tzinfo=UTC))
