@@ -3,9 +3,11 @@
 The rules (used without a model, and whenever a model's answer is refused) first merge restatements (curation's
 `is_duplicate`, by meaning where both lessons have a vector): the newer wording stays, unless the older one must be
 kept, and it takes the other's counts and pin. Then they keep every lesson that must stay (pinned, and those recorded
-in the current deliberation, `protect`), the newest lessons (a lesson seen again is as new as the day it was last
-seen: a point the team keeps making is not old), and a few of the most used (seen again or injected often), up to
-the target. Lessons kept stay where they were in the file, word for word.
+in the current deliberation, `protect`) and the newest lessons (a lesson seen again is as new as the day it was last
+seen: a point the team keeps making is not old), up to the target; and beside them a few of the most used (seen
+again or injected often), a tenth of the target more. The most used take no place of the newest: a compaction that
+runs just before a run of new lessons still keeps the target's worth of the newest. Lessons kept stay where they
+were in the file, word for word.
 
 A model's compaction is accepted only when it keeps every lesson that must stay and the recent ones (the newest few
 recorded the day it runs): otherwise it is refused and the rules compact instead.
@@ -26,7 +28,7 @@ from nightwatch.domain.memory.recording import Entry, Recorded
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.vectors import VectorTable, vector_key
 
-USED_SHARE = 0.1  # of the free places, those kept for the most used lessons; the newest take the rest
+USED_SHARE = 0.1  # beside the target's newest, this share of the target more is kept for the most used lessons
 RECENT_DAYS = 0  # a lesson recorded this many days before the compaction, or fewer (0: that day), is recent ...
 RECENT_SHARE = 0.2  # ... when it is among the newest this share of the target: a model must keep those
 NEAR_FLOOR = 0.4  # pairs less close in meaning than this are not asked whether one restates the other
@@ -83,13 +85,10 @@ def retain(
     must |= {_root(lid, merged) for lid in merged if lid in must}
     free = max(0, target - len(must))
     others = [lesson for lesson in newest_first(left) if lesson.id not in must]
-    used_places = max(1, int(free * USED_SHARE)) if free > 1 else 0  # left to the newest when none was used
-    newest = others[: free - used_places]
-    rest = others[free - used_places :]
     use = _uses(live, merged)
+    rest = others[free:]
     used = sorted((lesson for lesson in rest if use[lesson.id] > 0), key=lambda lesson: -use[lesson.id])
-    chosen = [*newest, *used[:used_places]]
-    chosen += [lesson for lesson in rest if lesson not in chosen][: free - len(chosen)]
+    chosen = [*others[:free], *used[: max(1, int(target * USED_SHARE))]]
     return Retention(frozenset(must | {lesson.id for lesson in chosen}), merged)
 
 

@@ -67,9 +67,11 @@ def test_the_rules_keep_pinned_and_much_used_lessons_however_old() -> None:
     assert memory.compact(PRIYA, "p").compacted
     kept = texts(memory)
     assert "The area0 suite needs fixture0." in kept  # pinned
-    assert "The area1 suite needs fixture1." in kept  # the most used
-    assert "The area9 suite needs fixture9." in kept
-    assert len(kept) == 5
+    assert "The area1 suite needs fixture1." in kept  # the most used, on top of the target
+    assert [lesson for lesson in kept if lesson not in kept[:2]] == [
+        f"The {AREAS[m]} suite needs fixture{m}." for m in range(6, 10)
+    ]  # the newest take every place the pinned lesson leaves: the most used one takes none of them
+    assert len(kept) == 6
 
 
 def test_the_rules_merge_restatements_into_the_newer_wording_with_their_counts() -> None:
@@ -227,6 +229,7 @@ def test_a_lesson_seen_again_is_as_new_as_the_day_it_was_seen_again() -> None:
     assert memory.compact(PRIYA, "p").compacted
     kept = texts(memory)
     assert "The area0 suite needs fixture0." in kept  # seen again today: as new as today's lessons
-    assert "The area1 suite needs fixture1." in kept  # the most used
-    assert "The area6 suite needs fixture6." not in kept  # recorded in June, never seen again
-    assert len(kept) == 5
+    assert "The area1 suite needs fixture1." in kept  # the most used, on top of the target
+    assert "The area6 suite needs fixture6." in kept  # the fifth newest: today's restatement took May's place
+    assert "The area5 suite needs fixture5." not in kept  # recorded in May, never seen again
+    assert len(kept) == 6
