@@ -9,11 +9,17 @@ neither alone.
 Not bounds ("under" / "over") nor times of day: a restatement says "below 8 GiB" for "at least 8 GiB". Not "batch"
 / "streaming": "not from the batch warehouse" restates "from streaming events". Each axis lists its sides, each side
 the words that name it (a word counts wherever it stands, hyphenated words whole: "pre-match", "client-side").
+
+Places stand side by side too: two lessons that each name URL paths or cloud regions, and none in common, are about
+two places ("GET /v2/rooms/status is cached" / "GET /v2/rooms/{id}/status is never cached"; "eu-west-2" /
+"us-east-1"). A restatement keeps its path or region, or leaves it out. A place may change, so, like STATES, places
+never stop an update.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from functools import lru_cache
 
 # Things that stand side by side for good: an update never moves a fact from one to the other ("inbound transfers
@@ -64,6 +70,10 @@ STATES = (
 AXES = THINGS + STATES
 _SIDES = tuple(tuple(frozenset(side.split()) for side in axis.split(" | ")) for axis in AXES)
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_PATH = re.compile(r"(?<![\w./])/[\w{}.:<>-]+(?:/[\w{}.:<>-]*)*")  # "/v2/rooms/{id}/status", not "km/h" nor "24/7"
+_COMPASS = "(?:north|south|east|west|central)(?:east|west)?"
+_CONTINENT = "(?:europe|asia|australia|northamerica|southamerica|us|me)"
+_REGION = re.compile(rf"\b(?:[a-z]{{2}}-{_COMPASS}-\d|{_CONTINENT}-{_COMPASS}\d)\b")  # "eu-west-2", "europe-west1"
 
 
 @lru_cache(maxsize=65536)
@@ -73,9 +83,18 @@ def sides(text: str) -> tuple[frozenset[int], ...]:
     return tuple(frozenset(i for i, side in enumerate(axis) if side & words) for axis in _SIDES)
 
 
+@lru_cache(maxsize=65536)
+def places(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The URL paths and the cloud regions a text names."""
+    lower = text.lower()
+    paths = frozenset(path.rstrip(".,:;/") for path in _PATH.findall(lower))
+    return paths - {""}, frozenset(_REGION.findall(lower))
+
+
 def other_sides(a: str, b: str) -> bool:
-    """Whether the two are about different sides of one axis, neither naming a side the other names."""
-    return _apart(sides(a), sides(b))
+    """Whether the two are about different sides of one axis, or different places, neither naming one the other
+    names."""
+    return _apart(sides(a), sides(b)) or _apart(places(a), places(b))
 
 
 def other_things(a: str, b: str) -> bool:
@@ -83,6 +102,6 @@ def other_things(a: str, b: str) -> bool:
     return _apart(sides(a)[: len(THINGS)], sides(b)[: len(THINGS)])
 
 
-def _apart(mine: tuple[frozenset[int], ...], theirs: tuple[frozenset[int], ...]) -> bool:
+def _apart(mine: tuple[frozenset[Hashable], ...], theirs: tuple[frozenset[Hashable], ...]) -> bool:
     """Some axis on which each names a side and neither names one of the other's."""
     return any(one and other and not one & other for one, other in zip(mine, theirs, strict=True))

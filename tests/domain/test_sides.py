@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.memory.specifics import agree
-from nightwatch.domain.sides import AXES, other_sides, other_things, sides
+from nightwatch.domain.sides import AXES, other_sides, other_things, places, sides
 
 
 @pytest.mark.parametrize(
@@ -57,3 +57,41 @@ def test_things_side_by_side_are_other_things_and_states_are_not() -> None:
     assert other_things("Inbound transfers are screened.", "Outbound transfers are screened.")
     assert other_sides("The bounty is private.", "The bounty is public.")  # never one lesson ...
     assert not other_things("The bounty is private.", "The bounty is public.")  # ... but the newer may update it
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("GET /v2/rooms/status is cached for 30 seconds.", "GET /v2/rooms/{id}/status is never cached."),
+        ("POST /handoffs/{id}/ready tells the courier.", "POST /handoffs/{id}/picked is called by the courier."),
+        ("PawChart data for UK clinics lives in eu-west-2.", "PawChart data for Irish clinics stays in eu-west-1."),
+        ("Exports run in europe-west1.", "Exports run in us-central1 for American tenants."),
+    ],
+)
+def test_two_places_are_other_sides_but_never_stop_an_update(a: str, b: str) -> None:
+    assert other_sides(a, b)
+    assert other_sides(b, a)
+    assert not agree(a, b)  # never merged ...
+    assert not other_things(a, b)  # ... but a place may change: the newer may update the older
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Every /checkout call needs an idempotency key.", "Since INC-2231, /checkout calls carry an idempotency key."),
+        ("Old vintages stay downloadable under /vintages/.", "Revisions keep the old vintage at /vintages."),
+        ("Cart ids are UUIDs, so /cart/{id} cannot be walked.", "Cart ids are random UUIDv4 values."),  # one left out
+        ("Trains are tracked at 5 km/h or more, 24/7.", "Tracking covers trains moving at 5 km/h and up, and/or idle."),
+    ],
+)
+def test_the_same_place_one_left_out_or_none_are_not_other_sides(a: str, b: str) -> None:
+    assert not other_sides(a, b)
+    assert not other_sides(b, a)
+
+
+def test_places_are_paths_and_regions_read_without_case_or_trailing_punctuation() -> None:
+    assert places("Served from /API/V2/Orders/. Replicated to EU-WEST-2.") == (
+        frozenset({"/api/v2/orders"}),
+        frozenset({"eu-west-2"}),
+    )
+    assert places("Speeds in km/h, 24/7, read/write and https://example.test/a paths") == (frozenset(), frozenset())
