@@ -3,11 +3,10 @@ written.
 
 Without a model (the offline one) the rules compact (retention.py): restatements merged, then the pinned lessons,
 those recorded in the current deliberation and the newest kept up to the target, and a tenth more for the most
-used. With a model,
-lessons it kept word for word stay in their dated sections with their counts, category and overview; new condensed
-lessons go under `## <date> · compaction`, with the category the model gave each (no overview); pinned lessons are
-always kept; and a result that drops a recent, pinned or just-recorded lesson is refused: the rules compact
-instead. Either way the history section keeps its newest entries.
+used. With a model, lessons it kept word for word stay in their dated sections with their counts, category and
+overview; new condensed lessons go under `## <date> · compaction`, with the category the model gave each (no
+overview); pinned lessons are always kept; and a result that drops a recent, pinned or just-recorded lesson is
+refused: the rules compact instead. Either way the history section keeps its newest entries.
 """
 
 from __future__ import annotations
