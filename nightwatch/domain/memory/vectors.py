@@ -10,7 +10,8 @@ before the store's lock; curation's restatement test is then the learned judge's
 regression over the rules' own signals and that reading, weights in restatement.json, fitted on tune data by
 `python -m bench.judge --save`), and the rules' where a pair was not read (a lesson added meanwhile). A sentence with
 words exchanged in place (up to three, in one place or several) and nothing else changed is never the judge's to
-merge.
+merge, nor is a lesson that states another amount of a kind the older states ("5 attempts" after "30 attempts"): that
+is an update, and a merge would keep the older's words.
 
 The backfill embeds, in the background, the lessons a read found without a stored vector: it runs on one daemon
 thread, once per memory at a time. The next write to that memory embeds them too, so nothing depends on the
@@ -194,6 +195,8 @@ def restates_by(readings: Readings) -> Restates | None:
             return False  # words exchanged in place and nothing else: another thing ("exports" / "imports")
         if exception_beside(older, newer) or reversed_decision(older, newer) or other_sides(older, newer):
             return False  # "Exception: ..." beside its rule; "Always pin ..." / "Never pin ..."; staging / production
+        if changed_amount(older, newer):
+            return False  # "30 attempts" / "5 attempts": an update; a merge would keep the older's words, the old value
         return judge().says(signals(older, similarity, newer, reading))
 
     return restates

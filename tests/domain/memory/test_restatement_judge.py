@@ -107,6 +107,33 @@ def test_an_update_is_not_taken_for_a_restatement(encoder: embeddings.MiniLMEnco
 
 
 @needs_model
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "POST /cart/promo is rate limited to 30 attempts per minute per session to block promo code enumeration.",
+            "POST /cart/promo allows 5 attempts per minute per session.",
+        ),
+        (
+            "Roaming CDRs from TAP files are rated with the March 2026 IOT tariff table.",
+            "Roaming CDRs are rated with the July 2026 IOT tariff table.",
+        ),
+    ],
+)
+def test_another_amount_is_never_merged_away_however_alike_the_two_read(
+    encoder: embeddings.MiniLMEncoder, older: str, newer: str
+) -> None:
+    pair = encoder.embed([older, newer])
+    cosine = float(pair[0] @ pair[1])
+    reading = [float(x) for x in encoder.alignment([(older, newer)])[0]]
+    assert vectors.judge().says(vectors.signals(older, cosine, newer, reading))  # alone, the judge would merge them
+    judged = service(encoder)
+    judged.remember(DEV, "rates", older)
+    assert judged.record(DEV, "rates", newer).outcome != "merged"  # a merge keeps the older's words: "30", "March"
+    assert newer in [lesson.text for lesson in judged.lessons(DEV, "rates")]
+
+
+@needs_model
 def test_an_exception_never_merges_into_the_rule_it_excepts(encoder: embeddings.MiniLMEncoder) -> None:
     judged = service(encoder)
     rule = judged.remember(
