@@ -1,7 +1,7 @@
 """How a lesson frames what it says: that something changed, that it adds to another (also, an exception), why
 something broke or how it was fixed, or what happened in an incident. Curation reads these beside a lesson's
 specifics (memory/specifics.py): framing is never a subject, but it decides whether a newer lesson can replace an
-older one.
+older one, and whether the learned judge may merge two (an incident's cause and its fix are two facts).
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ ADDS = re.compile(rf"\b(?:also|additionally|in addition|on top of|as well)\b|{EX
 CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
 FIX = re.compile(r"\bfix(?:ed)? (?:for|by)\b|^\W*fix\b|\b[A-Z][A-Z0-9]*-\d+ fix\b", re.IGNORECASE)
 REPORT = re.compile(r"^\W*(?:inc|incident|sev|outage|pir)[- #]?\d+\s*:", re.IGNORECASE)  # not "ADR-14: ..."
+# In wider words, for `cause_beside_fix`: why ("because", "In INC-771 the parser crashed") and what was done about it
+# ("now", "fixed", "Since INC-771 the parser strips ...").
+WHY = re.compile(r"\b(?i:because|caused by|came from|root cause|due to)\b|^\W*(?i:in)\s+[A-Z][A-Z0-9]*-\d+\b")
+DONE = re.compile(r"\b(?i:now|fixed|fix)\b|\b(?i:since|after)\s+(?:the\s+)?[A-Z][A-Z0-9]*-\d+\b")
 
 
 def says_change(text: str) -> bool:
@@ -67,3 +71,23 @@ def cause_and_fix(a: str, b: str) -> bool:
     """One lesson says why something broke, or is framed as a fix ("Fix for INC-2390: ...", "INC-2207 fix: ..."), and
     the other does not: a cause beside its fix, never one lesson."""
     return bool(CAUSE.search(a)) != bool(CAUSE.search(b)) or bool(FIX.search(a)) != bool(FIX.search(b))
+
+
+def cause_beside_fix(a: str, b: str) -> bool:
+    """One lesson only says why something broke (an incident's report, "because", "caused by") and the other only what
+    was done about it ("Fix for", "now", "Since INC-771 ..."): two facts. A lesson that holds both may restate either,
+    which is how incidents are usually retold ("INC-3318: ... because ...; kds-app now dedupes" / "kds-app dedupes
+    ... since INC-3318")."""
+    return _only_why(a, b) or _only_why(b, a)
+
+
+def _only_why(cause: str, fix: str) -> bool:
+    return _why(cause) and not _done(cause) and _done(fix) and not _why(fix)
+
+
+def _why(text: str) -> bool:
+    return bool(CAUSE.search(text) or REPORT.search(text) or WHY.search(text))
+
+
+def _done(text: str) -> bool:
+    return bool(FIX.search(text) or DONE.search(text))

@@ -134,6 +134,57 @@ def test_another_amount_is_never_merged_away_however_alike_the_two_read(
 
 
 @needs_model
+@pytest.mark.parametrize(
+    ("cause", "fix"),
+    [
+        (
+            "INC-4242: nightly exports stalled because the queue worker lost its Redis connection.",
+            "Since INC-4242 the queue worker reconnects to Redis on its own and pages when it cannot.",
+        ),
+        (
+            "Cause of INC-818: the invoice job read timestamps in local time and skipped the DST hour.",
+            "Fix for INC-818: the invoice job stores timestamps in UTC and converts them only for display.",
+        ),
+    ],
+)
+def test_an_incidents_cause_and_its_fix_are_two_lessons_however_alike_they_read(
+    encoder: embeddings.MiniLMEncoder, cause: str, fix: str
+) -> None:
+    pair = encoder.embed([cause, fix])
+    cosine = float(pair[0] @ pair[1])
+    reading = [float(x) for x in encoder.alignment([(cause, fix)])[0]]
+    assert vectors.judge().says(vectors.signals(cause, cosine, fix, reading))  # alone, the judge would merge them
+    judged = service(encoder)
+    judged.remember(DEV, "incidents", cause)
+    assert judged.record(DEV, "incidents", fix).outcome == "created"
+    assert [lesson.text for lesson in judged.lessons(DEV, "incidents")] == [cause, fix]
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("told", "retold"),
+    [
+        (
+            "INC-818: the invoice job skipped the DST hour because it read local time; it now stores UTC.",
+            "Since INC-818 the invoice job stores its timestamps in UTC.",
+        ),
+        (
+            "INC-5120: ticket scans were counted twice because the gate reader retried after a timeout; each scan now "
+            "carries an idempotency key.",
+            "Since INC-5120 every gate scan carries an idempotency key, so retries are not counted twice.",
+        ),
+    ],
+)
+def test_an_incident_told_with_its_fix_is_restated_by_the_fix_alone(
+    encoder: embeddings.MiniLMEncoder, told: str, retold: str
+) -> None:
+    judged = service(encoder)
+    first = judged.remember(DEV, "incidents", told)
+    assert judged.record(DEV, "incidents", retold).outcome == "merged"
+    assert [lesson.id for lesson in judged.lessons(DEV, "incidents")] == [first.id]
+
+
+@needs_model
 def test_an_exception_never_merges_into_the_rule_it_excepts(encoder: embeddings.MiniLMEncoder) -> None:
     judged = service(encoder)
     rule = judged.remember(
