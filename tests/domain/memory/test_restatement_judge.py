@@ -61,6 +61,13 @@ def encoder() -> embeddings.MiniLMEncoder:
     return embeddings.MiniLMEncoder()
 
 
+def judge_alone_merges(encoder: embeddings.MiniLMEncoder, older: str, newer: str) -> bool:
+    """Whether the learned judge, asked without its vetoes, takes `newer` for a restatement of `older`."""
+    pair = encoder.embed([older, newer])
+    reading = [float(x) for x in encoder.alignment([(older, newer)])[0]]
+    return vectors.judge().says(vectors.signals(older, float(pair[0] @ pair[1]), newer, reading))
+
+
 def test_the_shipped_weights_weigh_the_signals_the_memory_room_gives() -> None:
     assert vectors.judge().features == vectors.SIGNALS
     assert 0.0 < vectors.judge().threshold < 1.0
@@ -123,10 +130,7 @@ def test_an_update_is_not_taken_for_a_restatement(encoder: embeddings.MiniLMEnco
 def test_another_amount_is_never_merged_away_however_alike_the_two_read(
     encoder: embeddings.MiniLMEncoder, older: str, newer: str
 ) -> None:
-    pair = encoder.embed([older, newer])
-    cosine = float(pair[0] @ pair[1])
-    reading = [float(x) for x in encoder.alignment([(older, newer)])[0]]
-    assert vectors.judge().says(vectors.signals(older, cosine, newer, reading))  # alone, the judge would merge them
+    assert judge_alone_merges(encoder, older, newer)
     judged = service(encoder)
     judged.remember(DEV, "rates", older)
     assert judged.record(DEV, "rates", newer).outcome != "merged"  # a merge keeps the older's words: "30", "March"
@@ -150,10 +154,7 @@ def test_another_amount_is_never_merged_away_however_alike_the_two_read(
 def test_an_incidents_cause_and_its_fix_are_two_lessons_however_alike_they_read(
     encoder: embeddings.MiniLMEncoder, cause: str, fix: str
 ) -> None:
-    pair = encoder.embed([cause, fix])
-    cosine = float(pair[0] @ pair[1])
-    reading = [float(x) for x in encoder.alignment([(cause, fix)])[0]]
-    assert vectors.judge().says(vectors.signals(cause, cosine, fix, reading))  # alone, the judge would merge them
+    assert judge_alone_merges(encoder, cause, fix)
     judged = service(encoder)
     judged.remember(DEV, "incidents", cause)
     assert judged.record(DEV, "incidents", fix).outcome == "created"
