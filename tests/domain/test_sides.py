@@ -16,6 +16,9 @@ from nightwatch.domain.sides import AXES, other_sides, other_things, places, sid
         ("Tennis in-play odds come from pricer.", "Tennis pre-match odds come from pricer."),
         ("The worker reads from the replica.", "The worker writes to the primary."),
         ("Client-side validation trims emails.", "Server-side validation trims emails."),
+        ("Pediatric wards get weight-based dose alerts.", "Adult wards only get max-dose alerts."),
+        ("Gold members are upgraded at check-in.", "Platinum members are upgraded at booking."),
+        ("Undergraduate appeals go to the dean.", "Postgraduate appeals go to the graduate school."),
     ],
 )
 def test_two_sides_of_one_axis_are_other_sides(a: str, b: str) -> None:
