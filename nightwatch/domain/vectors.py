@@ -4,6 +4,13 @@ Vectors come from the Embedder port (all-MiniLM-L6-v2 in production) and are key
 text, so a vector stays valid while its text does, whatever else changes in the file (hand edits of other lines,
 compaction, a rename of the persona). A read embeds only the query; a lesson without a stored vector (typed in by
 hand since the last write) scores on keywords alone until a write or a backfill embeds it.
+
+Two lessons are compared as one point (curation's neighbours at write, reading's successions) by the larger of their
+cosine and their cosine under the point map: a linear map of the encoder's space (`point_map.npy`, fitted on tune data
+only by `python -m bench.point_map --save`) under which a lesson and its update or restatement read close and other
+lessons of the same memory do not: "We ship to prod on Thursdays from now on" reads 0.55 close to "Deploys to production
+happen on Tuesdays after the change board", at a cosine of 0.49. It only brings such a pair to the rules and the judge,
+which still say whether it is an update or a restatement. A question is compared with lessons by the cosine alone.
 """
 
 from __future__ import annotations
@@ -11,12 +18,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
+from importlib import resources
 
 import numpy as np
 from numpy.typing import NDArray
 
 Matrix = NDArray[np.float32]
+
+POINT_MAP = "point_map.npy"
 
 
 def vector_key(text: str) -> str:
@@ -111,12 +121,50 @@ class LessonVectors:
             return np.zeros(len(self.present), dtype=np.float32)
         return self.matrix @ probe
 
+    @cached_property
+    def on_points(self) -> Matrix | None:
+        """The vectors under the point map, unit length (None when the map is for another encoder's dimensions)."""
+        space = point_map()
+        return unit_rows(self.matrix @ space) if space.shape[0] == self.matrix.shape[1] else None
 
-def nearest(probe: Matrix, vectors: LessonVectors, *, limit: int, floor: float) -> list[tuple[int, float]]:
-    """Positions of the `limit` lessons closest to `probe` with cosine >= floor, closest first, with the cosine."""
+    def closeness(self, probe: Matrix) -> Matrix:
+        """Each lesson's closeness to the lesson vector `probe` as one point: the larger of their cosine and their
+        cosine under the point map."""
+        cosines = self.cosines(probe)
+        mapped = self.on_points
+        if mapped is None or probe.shape[0] != mapped.shape[1]:
+            return cosines
+        closer: Matrix = np.maximum(cosines, mapped @ unit_rows((probe @ point_map())[None, :])[0])
+        return closer
+
+    def same_point(self, positions: Sequence[int]) -> Matrix:
+        """The closeness as one point of every two lessons at `positions`, as a square matrix in that order."""
+        rows = self.matrix[list(positions)]
+        cosines: Matrix = rows @ rows.T
+        space = point_map()
+        if space.shape[0] != rows.shape[1]:
+            return cosines
+        mapped = unit_rows(rows @ space)  # only these rows: a read compares a few dozen lessons, not the memory
+        closer: Matrix = np.maximum(cosines, mapped @ mapped.T)
+        return closer
+
+
+@cache
+def point_map() -> Matrix:
+    """The learned map of the encoder's space under which lessons on one point read close (see the module's doc)."""
+    with resources.files(__package__).joinpath(POINT_MAP).open("rb") as stream:
+        space: Matrix = np.load(stream).astype(np.float32)
+    return space
+
+
+def nearest(
+    probe: Matrix, vectors: LessonVectors, *, limit: int, floor: float, as_point: bool = False
+) -> list[tuple[int, float]]:
+    """Positions of the `limit` lessons closest to `probe` with cosine >= floor, closest first, with the cosine; with
+    `as_point`, closest as one point (`LessonVectors.closeness`)."""
     if not len(vectors.present):
         return []
-    cosines = vectors.cosines(probe)
+    cosines = vectors.closeness(probe) if as_point else vectors.cosines(probe)
     candidates = np.flatnonzero((cosines >= floor) & vectors.present)
     best = candidates[np.argsort(-cosines[candidates], kind="stable")][:limit]
     return [(int(i), float(cosines[i])) for i in best]

@@ -132,10 +132,12 @@ def neighbours(
     vectors: LessonVectors | None,
     limit: int = NEIGHBOURS,
 ) -> list[Neighbour]:
-    """The lessons closest to `candidate`: by meaning where they have vectors, then by shared words for the rest."""
+    """The lessons closest to `candidate`: by meaning where they have vectors (as one point, `LessonVectors.closeness`),
+    then by shared words for the rest."""
     found: list[Neighbour] = []
     if probe is not None and vectors is not None and len(vectors.present) == len(existing):
-        found = [Neighbour(existing[i], cos) for i, cos in nearest(probe, vectors, limit=limit, floor=RELATED_MEANING)]
+        closest = nearest(probe, vectors, limit=limit, floor=RELATED_MEANING, as_point=True)
+        found = [Neighbour(existing[i], closeness) for i, closeness in closest]
         without = [lesson for lesson, has in zip(existing, vectors.present.tolist(), strict=True) if not has]
     else:
         without = list(existing)

@@ -1,18 +1,18 @@
 """Reading prefers the newer of two lessons on the same point, whether or not curation saw the update.
 
-Among the best-ranked lessons, two close in meaning are shown to the Succession the memory room provides (its
-curation rule for an update). When the newer one updates the older, the newer takes the better of their two places
-and the older follows it; when the newer surely replaces it (the same things with a specific changed, not only a
-word like "now", which conversation is full of), the older is also left out of the block a turn is given (a pinned
-lesson never is), and that successor wins over one met earlier that only ranked first. For a question the older
-already ranks below the newer on, a newer that ranks first is enough to leave it out when the two are closer still
-and do not restate each other: a question whose answer the older holds ranks it first. When the two are the
-question's two best answers, another amount or a flipped decision of the same things is enough, whichever ranks
-first: both answer it, and the newer holds what is true now. But an older lesson is never left out for a question
-that names a word only it has where the newer, otherwise the same sentence, has another ("How long are admin console
-audit logs kept?" beside "... for the admin console are retained for one year" and "... for the payment APIs are
-retained for seven years"): that is a look-alike, and the older is the one asked about. Only the head of the ranking
-is looked at, so a read pays for a few dozen dot products at most.
+Among the best-ranked lessons, two close in meaning (as one point: `LessonVectors.same_point`) are shown to the
+Succession the memory room provides (its curation rule for an update). When the newer one updates the older, the
+newer takes the better of their two places and the older follows it; when the newer surely replaces it (the same
+things with a specific changed, not only a word like "now", which conversation is full of), the older is also left
+out of the block a turn is given (a pinned lesson never is), and that successor wins over one met earlier that only
+ranked first. For a question the older already ranks below the newer on, a newer that ranks first is enough to leave
+it out when the two are closer still and do not restate each other: a question whose answer the older holds ranks it
+first. When the two are the question's two best answers, another amount or a flipped decision of the same things is
+enough, whichever ranks first: both answer it, and the newer holds what is true now. But an older lesson is never
+left out for a question that names a word only it has where the newer, otherwise the same sentence, has another
+("How long are admin console audit logs kept?" beside "... for the admin console are retained for one year" and "...
+for the payment APIs are retained for seven years"): that is a look-alike, and the older is the one asked about.
+Only the head of the ranking is looked at: a read maps and compares a few dozen vectors, whatever the memory holds.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from nightwatch.domain.recall.keywords import terms
 from nightwatch.domain.recall.ports import Succession
 from nightwatch.domain.vectors import LessonVectors
 
-SAME_POINT = 0.45  # cosine two lessons need before one can be read as the other's update (it then ranks below)
+SAME_POINT = 0.45  # closeness two lessons need before one can be read as the other's update (it then ranks below)
 HEAD = 20  # how many of the best-ranked lessons are compared
 BEST = 2  # a question's best answers: the older of two that change each other's specific is left out
 NUMBER = "#"  # every number reads as one term: a number exchanged for another is a changed value, not another thing
@@ -74,9 +74,10 @@ def _successors(
     """Each updated lesson of `head` (positions in the question's order) with its successor, and those it retires."""
     successor: dict[int, int] = {}
     left_out: set[int] = set()
+    close = vectors.same_point(head)
     for at, first in enumerate(head):
         for place, second in enumerate(head[at + 1 :], start=at + 1):
-            similarity = float(vectors.matrix[first] @ vectors.matrix[second])
+            similarity = float(close[at, place])
             if similarity < SAME_POINT:
                 continue
             older, newer = sorted((first, second), key=lambda i: lessons[i].recorded_at)
