@@ -52,7 +52,7 @@ class Pairs:
 
 
 def pairs(cases: list[Case], encoder: CachedEncoder, size: int) -> Pairs:
-    vectors = np.zeros((len(cases), size, 384))
+    vectors = np.zeros((len(cases), size, encoder.encoder.dimensions))
     kinds = np.zeros((len(cases), size, size), dtype=np.int8)
     for c, case in enumerate(cases):
         at = {memory.id: i for i, memory in enumerate(case.memories)}

@@ -124,29 +124,33 @@ class LessonVectors:
     @cached_property
     def on_points(self) -> Matrix | None:
         """The vectors under the point map, unit length (None when the map is for another encoder's dimensions)."""
-        space = point_map()
-        return unit_rows(self.matrix @ space) if space.shape[0] == self.matrix.shape[1] else None
+        return mapped(self.matrix)
 
     def closeness(self, probe: Matrix) -> Matrix:
         """Each lesson's closeness to the lesson vector `probe` as one point: the larger of their cosine and their
         cosine under the point map."""
         cosines = self.cosines(probe)
-        mapped = self.on_points
-        if mapped is None or probe.shape[0] != mapped.shape[1]:
+        lessons, probed = self.on_points, mapped(probe[None, :])
+        if lessons is None or probed is None:
             return cosines
-        closer: Matrix = np.maximum(cosines, mapped @ unit_rows((probe @ point_map())[None, :])[0])
+        closer: Matrix = np.maximum(cosines, lessons @ probed[0])
         return closer
 
     def same_point(self, positions: Sequence[int]) -> Matrix:
         """The closeness as one point of every two lessons at `positions`, as a square matrix in that order."""
         rows = self.matrix[list(positions)]
         cosines: Matrix = rows @ rows.T
-        space = point_map()
-        if space.shape[0] != rows.shape[1]:
+        on_points = mapped(rows)  # only these rows: a read compares a few dozen lessons, not the memory
+        if on_points is None:
             return cosines
-        mapped = unit_rows(rows @ space)  # only these rows: a read compares a few dozen lessons, not the memory
-        closer: Matrix = np.maximum(cosines, mapped @ mapped.T)
+        closer: Matrix = np.maximum(cosines, on_points @ on_points.T)
         return closer
+
+
+def mapped(rows: Matrix) -> Matrix | None:
+    """The rows under the point map, unit length; None when the map is for another encoder's dimensions."""
+    space = point_map()
+    return unit_rows(rows @ space) if rows.shape[1] == space.shape[0] else None
 
 
 @cache
