@@ -10,8 +10,11 @@ identity so that what the tune files do not show stays as the encoder reads it.
 Without --save: four folds over the tune files (a quarter held out in turn, fitted on the rest). For each held-out
 quarter it prints how many stale and successor pairs, restatement pairs and look-alike pairs read at least as close as
 the cosine's 0.45 would let through, at the mapped cosine's threshold that lets as many other pairs through (so a
-gain is not bought by letting everything through). --save fits on every tune file and writes the shipped map.
-Never run on bench/data/blind or on a file kept back to judge a change.
+gain is not bought by letting everything through). --write-path runs the held-out files through the write path
+instead (`bench.write_path`, every lesson remembered in date order, each question read), once comparing by the
+cosine alone (round 25's reading) and once under the map fitted without them, side by side, pooled per fold and over
+the folds run (--folds, the first N of the four; about ten minutes a fold). --save fits on every tune file and writes
+the shipped map. Never run on bench/data/blind or on a file kept back to judge a change.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import numpy as np
 
 from bench.retrieval_data import Case, load
 from bench.vectors import CachedEncoder
+from bench.write_path import Counts, tally
+from nightwatch.domain.vectors import point_map_as
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data"
@@ -125,9 +130,30 @@ def through(data: Pairs, space: np.ndarray) -> dict[str, str]:
     return out
 
 
+def figures(counts: Counts) -> str:
+    """Merged / kept apart / stale left out / block recall, with what each is out of."""
+    report = counts.report()
+    return (
+        f"{report['duplicates_merged']:.3f} / {report['not_duplicates_kept']:.3f} / {report['stale_left_out']:.3f} / "
+        f"{report['block_recall']:.4f} (of {counts.duplicates} restatements, {counts.not_duplicates} look-alikes, "
+        f"{counts.stale} stale lessons, {counts.queries} questions)"
+    )
+
+
+def write_path(held: list[Path], space: np.ndarray, encoder: CachedEncoder) -> Counts:
+    """The write path's counts over the files `held`, comparing lessons as one point under `space`."""
+    total = Counts()
+    with point_map_as(space.astype(np.float32)):
+        for path in held:
+            total = total.plus(tally(str(path), encoder=encoder))
+    return total
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Fit the point map on the tune files; folds, or --save.")
     parser.add_argument("--save", action="store_true", help="fit on every tune file and write the shipped map")
+    parser.add_argument("--write-path", action="store_true", help="held-out files through the write path, both ways")
+    parser.add_argument("--folds", type=int, choices=range(1, 5), default=4, help="how many of the four folds to run")
     args = parser.parse_args(argv)
     encoder = CachedEncoder()
     files = {name: load(str(DATA / f"{name}.jsonl")) for name in TUNE}
@@ -138,12 +164,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {SAVED.relative_to(ROOT)}: fitted on the cases of {len(files)} tune files")
         return 0
     names = list(files)
-    for fold in range(4):
-        held = set(names[fold::4])
+    identity, pooled = np.eye(encoder.encoder.dimensions), {"cosine alone": Counts(), "with the map": Counts()}
+    for fold in range(args.folds):
+        held = names[fold::4]
         fitted = fit(pairs([c for n in names if n not in held for c in files[n]], encoder, size))
-        figures = through(pairs([c for n in names if n in held for c in files[n]], encoder, size), fitted)
-        shown = "; ".join(f"{key} {value}" for key, value in figures.items())
-        print(f"fold {fold + 1} of 4 ({len(held)} files held out): {shown}")
+        if not args.write_path:
+            found = through(pairs([c for n in held for c in files[n]], encoder, size), fitted)
+            shown = "; ".join(f"{key} {value}" for key, value in found.items())
+            print(f"fold {fold + 1} of 4 ({len(held)} files held out): {shown}")
+            continue
+        print(f"fold {fold + 1} of 4, held out: {', '.join(held)}")
+        for label, space in (("cosine alone", identity), ("with the map", fitted)):
+            counts = write_path([DATA / f"{name}.jsonl" for name in held], space, encoder)
+            pooled[label] = pooled[label].plus(counts)
+            print(f"  {label:>13}: {figures(counts)}", flush=True)
+    if args.write_path:
+        print(f"the {args.folds} folds pooled, merged / kept apart / stale left out / block recall:")
+        for label, counts in pooled.items():
+            print(f"  {label:>13}: {figures(counts)}")
     return 0
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,11 @@ class Counts:
     found: float = 0.0
     queries: int = 0
     refused: list[str] = field(default_factory=list)
+
+    def plus(self, other: Counts) -> Counts:
+        """These counts and `other`'s together (figures pooled over several files)."""
+        summed = {f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
+        return Counts(**summed)
 
     def report(self) -> dict[str, Any]:
         def share(part: float, whole: int) -> float | None:
@@ -147,10 +152,10 @@ def service(home: Path, encoder: CachedEncoder | EmbedOnly, *, budget: int = 100
     return memory, clock
 
 
-def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: CachedEncoder | None = None,
-            split: str | None = None, categories: bool = False, before: bool = False,
-            judged: bool = True) -> dict[str, Any]:  # fmt: skip
-    """The write-path figures over one data set (or one half of it); `before`: by the rule of commit eca6a5d
+def tally(path: str, budget: int = 1000, llm: LLM | None = None, encoder: CachedEncoder | None = None,
+          split: str | None = None, categories: bool = False, before: bool = False,
+          judged: bool = True) -> Counts:  # fmt: skip
+    """The write path's counts over one data set (or one half of it); `before`: by the rule of commit eca6a5d
     (bench/rules_before.py), reading without the newer-lesson preference, as then; without `judged`, restatements by
     the rules alone (the encoder reads no pairs)."""
     cases = [case for case in load(path) if split is None or case.split == split]
@@ -162,6 +167,14 @@ def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: Cach
         memory, clock = service(Path(home), embedder, budget=budget, llm=llm, succession=succession)
         for case in cases:
             judge_case(memory, clock, case, record_case(memory, clock, case, counts, categories=categories), counts)
+    return counts
+
+
+def measure(path: str, budget: int = 1000, llm: LLM | None = None, encoder: CachedEncoder | None = None,
+            split: str | None = None, categories: bool = False, before: bool = False,
+            judged: bool = True) -> dict[str, Any]:  # fmt: skip
+    """The write-path figures over one data set (or one half of it), as `tally` counts them."""
+    counts = tally(path, budget, llm, encoder, split, categories, before, judged)
     model = (
         ("advice" if llm else "rules before (eca6a5d)" if before else "offline rule")
         + ("" if before or judged else ", restatements by the rules alone")

@@ -16,7 +16,8 @@ which still say whether it is an update or a restatement. A question is compared
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
@@ -27,6 +28,7 @@ from numpy.typing import NDArray
 Matrix = NDArray[np.float32]
 
 POINT_MAP = "point_map.npy"
+_IN_PLACE: list[Matrix] = []  # maps put in place of the shipped one (`point_map_as`), innermost last
 
 
 def vector_key(text: str) -> str:
@@ -149,7 +151,7 @@ class LessonVectors:
 
 def mapped(rows: Matrix) -> Matrix | None:
     """The rows under the point map, unit length; None when the map is for another encoder's dimensions."""
-    space = point_map()
+    space = _IN_PLACE[-1] if _IN_PLACE else point_map()
     return unit_rows(rows @ space) if rows.shape[1] == space.shape[0] else None
 
 
@@ -159,6 +161,17 @@ def point_map() -> Matrix:
     with resources.files(__package__).joinpath(POINT_MAP).open("rb") as stream:
         space: Matrix = np.load(stream).astype(np.float32)
     return space
+
+
+@contextmanager
+def point_map_as(space: Matrix) -> Iterator[None]:
+    """Compare lessons as one point under `space` instead of the shipped map inside the block: a benchmark reads files
+    held out of a map's fit under that map (`python -m bench.point_map --write-path`). Not for concurrent use."""
+    _IN_PLACE.append(np.asarray(space, dtype=np.float32))
+    try:
+        yield
+    finally:
+        _IN_PLACE.pop()
 
 
 def nearest(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.point_map import OTHER, RESTATEMENT, STALE, Pairs, fit, mapped
-from nightwatch.domain.vectors import LessonVectors, point_map, unit_rows
+from nightwatch.domain.vectors import LessonVectors, point_map, point_map_as, unit_rows
 
 
 def lessons(matrix: np.ndarray) -> LessonVectors:
@@ -67,3 +67,16 @@ def test_fitting_brings_the_labelled_pairs_closer_than_the_others() -> None:
     before = gap(mapped(vectors, np.eye(dims))[0])
     after = gap(mapped(vectors, fit(data, steps=60, rate=3e-2))[0])
     assert after > before + 0.1
+
+
+def test_a_map_put_in_place_is_used_inside_its_block_only() -> None:
+    """A benchmark reads held-out files under a map fitted without them; the identity makes closeness the cosine."""
+    vectors = lessons(np.random.default_rng(6).normal(size=(12, 384)))
+    probe = vectors.matrix[0]
+    shipped = vectors.same_point(range(12))
+    with point_map_as(np.eye(384, dtype=np.float32)):
+        inside = lessons(vectors.matrix)  # its mapped rows are computed under the map in place
+        assert np.allclose(inside.closeness(probe), inside.cosines(probe), atol=1e-6)
+        assert np.allclose(inside.same_point(range(12)), vectors.matrix @ vectors.matrix.T, atol=1e-6)
+    assert np.allclose(lessons(vectors.matrix).same_point(range(12)), shipped, atol=1e-6)
+    assert not np.allclose(shipped, vectors.matrix @ vectors.matrix.T, atol=1e-3)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from bench import retrieval, retrieval_data, write_path
+from bench import point_map, retrieval, retrieval_data, write_path
 from bench.vectors import CachedEncoder
 from nightwatch.adapters.encoder import embeddings
 from nightwatch.domain.memory.ports import READING
@@ -85,6 +86,16 @@ def test_the_write_path_merges_restatements_and_retires_updates(dataset: Path, e
     assert result["stale_left_out"] == 1.0  # m2 ("now") retires m1 from the block
     assert result["block_recall"] == 1.0
     assert "duplicates merged 1.0000 of 1" in write_path.summary(result)
+
+
+def test_held_out_files_are_pooled_under_the_map_given(dataset: Path, encoder: CachedEncoder) -> None:
+    """`python -m bench.point_map --write-path` sums each file's counts, read under the map it is given."""
+    once = write_path.tally(str(dataset), encoder=encoder)
+    twice = point_map.write_path([dataset, dataset], np.eye(384), encoder)
+    assert (twice.duplicates, twice.stale, twice.queries) == (2 * once.duplicates, 2 * once.stale, 2 * once.queries)
+    assert (twice.merged, twice.stale_out, twice.found) == (2 * once.merged, 2 * once.stale_out, 2 * once.found)
+    assert twice.report()["stale_left_out"] == once.report()["stale_left_out"] == 1.0
+    assert point_map.figures(twice).startswith("1.000 / 1.000 / 1.000 / 1.0000 (of 2 restatements")
 
 
 def test_the_write_path_can_give_each_memory_the_offline_models_category(dataset: Path, encoder: CachedEncoder) -> None:
