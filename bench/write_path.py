@@ -15,18 +15,22 @@ each query is read as a persona's turn reads it (`MemoryService.read` under --bu
 
 The data sets carry no categories, so every memory is recorded without one (as in files from before categories);
 `--categories` gives each the category the offline model would (`category_for`), so the category rules of curation
-apply.
+apply. `--cosine-alone` compares two lessons as one point by their cosine only, with no point map (`domain.vectors`),
+as reading did before round 26.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import tempfile
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from bench.retrieval_data import Case, load
 from bench.rules_before import rules
@@ -39,6 +43,7 @@ from nightwatch.domain.memory import LessonSuccession, MemoryPolicy, MemoryServi
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import persona_slug, project_slug
 from nightwatch.domain.recall import Recall
+from nightwatch.domain.vectors import point_map_as
 
 
 class SettableClock:
@@ -206,10 +211,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--categories", action="store_true", help="give each memory the offline model's category")
     parser.add_argument("--rules", choices=("new", "before"), default="new", help="today's curation or eca6a5d's")
     parser.add_argument("--no-judge", action="store_true", help="restatements by the rules alone, no learned judge")
+    parser.add_argument("--cosine-alone", action="store_true", help="two lessons compared by the cosine, no point map")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    result = measure(args.dataset, args.budget, split=args.split, categories=args.categories,
-                     before=args.rules == "before", judged=not args.no_judge)  # fmt: skip
+    encoder = CachedEncoder()
+    alone = point_map_as(np.eye(encoder.encoder.dimensions)) if args.cosine_alone else contextlib.nullcontext()
+    with alone:
+        result = measure(args.dataset, args.budget, encoder=encoder, split=args.split, categories=args.categories,
+                         before=args.rules == "before", judged=not args.no_judge)  # fmt: skip
+    if args.cosine_alone:
+        result["model"] += ", cosine alone"
     print(json.dumps(result) if args.json else summary(result))
     return 0
 
