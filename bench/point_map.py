@@ -143,7 +143,7 @@ def figures(counts: Counts) -> str:
 def write_path(held: list[Path], space: np.ndarray, encoder: CachedEncoder) -> Counts:
     """The write path's counts over the files `held`, comparing lessons as one point under `space`."""
     total = Counts()
-    with point_map_as(space.astype(np.float32)):
+    with point_map_as(space):
         for path in held:
             total = total.plus(tally(str(path), encoder=encoder))
     return total
