@@ -11,7 +11,7 @@ offline model, no compaction), then each question is read at the case's newest d
   the two are a labelled look-alike pair).
 
 The missing and stale-in findings are exactly what bench.write_path's block recall and stale figures count. These
-listings are what the rules of each round were chosen from (docs/benchmarks.md). Tune files only: the blind set is
+listings are what the rules of each round were chosen from (docs/memory-rounds.md). Tune files only: the blind set is
 refused.
 """
 

@@ -17,7 +17,7 @@ pooled over the held-out files. The rules' figure is in-sample (they were chosen
 is not, so a classifier that only ties the rules here would likely beat them on new data. With --write-path, each
 held-out file is also recorded through `MemoryService.remember` (bench.write_path) with the classifier deciding
 restatements (merge at MERGE_AT_WRITE) and the rules everything else. Figures and what was concluded:
-docs/benchmarks.md ("Round 4"). Never run on bench/data/blind.
+docs/memory-rounds.md ("Round 4"). Never run on bench/data/blind.
 """
 
 from __future__ import annotations
