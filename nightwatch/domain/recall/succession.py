@@ -85,10 +85,11 @@ def newer_first(
     if succession is None or vectors is None or len(order) < 2 or len(vectors.present) != len(lessons):
         return order, frozenset()
     head = [i for i in order[:HEAD].tolist() if vectors.present[i]]
-    successor, left_out = _successors(lessons, head, vectors, succession, pinned, question)
+    close = vectors.same_point(head)
+    successor, left_out = _successors(lessons, head, close, succession, pinned, question)
     if cosines is not None and len(cosines) == len(lessons):
         check = read_check()
-        for pair in pairs(lessons, head, vectors, pinned, left_out):
+        for pair in pairs(lessons, head, close, pinned, left_out):
             if check.says(pair_figures(lessons, pair, question, cosines, succession)):
                 successor.setdefault(pair.older, pair.newer)
                 left_out.add(pair.older)
@@ -109,7 +110,7 @@ def newer_first(
 def _successors(
     lessons: Sequence[Lesson],
     head: list[int],
-    vectors: LessonVectors,
+    close: Matrix,
     succession: Succession,
     pinned: frozenset[int],
     question: str,
@@ -117,7 +118,6 @@ def _successors(
     """Each updated lesson of `head` (positions in the question's order) with its successor, and those it retires."""
     successor: dict[int, int] = {}
     left_out: set[int] = set()
-    close = vectors.same_point(head)
     for at, first in enumerate(head):
         for place, second in enumerate(head[at + 1 :], start=at + 1):
             similarity = float(close[at, place])
@@ -142,11 +142,11 @@ def _successors(
 
 
 def pairs(
-    lessons: Sequence[Lesson], head: list[int], vectors: LessonVectors, pinned: frozenset[int], left_out: set[int]
+    lessons: Sequence[Lesson], head: list[int], close: Matrix, pinned: frozenset[int], left_out: set[int]
 ) -> Iterator[Pair]:
-    """The pairs of `head` the learned check reads: as one point (SAME_POINT), recorded apart, the older neither
-    pinned nor left out already (`left_out` is read as the pairs are taken, so a check's own choice counts)."""
-    close = vectors.same_point(head)
+    """The pairs of `head` the learned check reads (`close`: their closeness as one point, `same_point(head)`):
+    as one point (SAME_POINT), recorded apart, the older neither pinned nor left out already (`left_out` is read as
+    the pairs are taken, so a check's own choice counts)."""
     for at, first in enumerate(head):
         for place, second in enumerate(head[at + 1 :], start=at + 1):
             closeness = float(close[at, place])

@@ -96,12 +96,14 @@ def test_pairs_come_older_first_with_their_places_and_skip_what_is_already_left_
     third = Lesson("third", "Hotfixes skip the change board.", datetime(2026, 3, 1, tzinfo=UTC))
     table = vectors([1.0, 0.1, 0.0], [0.9, 0.3, 0.0], [0.95, 0.0, 0.2])
     lessons = [OLDER, NEWER, third]
-    found = list(pairs(lessons, [1, 0, 2], table, frozenset(), set()))
+    found = list(pairs(lessons, [1, 0, 2], table.same_point([1, 0, 2]), frozenset(), set()))
     assert {(p.older, p.newer) for p in found} == {(0, 1), (0, 2), (2, 1)}
     first = next(p for p in found if (p.older, p.newer) == (0, 1))
     assert (first.place_older, first.place_newer) == (1, 0)
     assert first.closeness == pytest.approx(float(table.matrix[0] @ table.matrix[1]), abs=1e-5)
-    assert {(p.older, p.newer) for p in pairs(lessons, [1, 0, 2], table, frozenset(), {0})} == {(2, 1)}
+    assert {(p.older, p.newer) for p in pairs(lessons, [1, 0, 2], table.same_point([1, 0, 2]), frozenset(), {0})} == {
+        (2, 1)
+    }
 
 
 def read(stale_in: bool, answer_in: bool, older: str, probability_figure: float) -> Read:
