@@ -16,7 +16,7 @@ each query is read as a persona's turn reads it (`MemoryService.read` under --bu
 The data sets carry no categories, so every memory is recorded without one (as in files from before categories);
 `--categories` gives each the category the offline model would (`category_for`), so the category rules of curation
 apply. `--cosine-alone` compares two lessons as one point by their cosine only, with no point map (`domain.vectors`),
-as reading did before round 26; `--no-read-check` reads without the learned check of round 29 (`recall.succession`).
+as reading did before round 26.
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ import argparse
 import contextlib
 import json
 import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -44,7 +42,7 @@ from nightwatch.domain.llm import LLM
 from nightwatch.domain.memory import LessonSuccession, MemoryPolicy, MemoryService
 from nightwatch.domain.models import Persona
 from nightwatch.domain.personas import persona_slug, project_slug
-from nightwatch.domain.recall import Recall, succession
+from nightwatch.domain.recall import Recall
 from nightwatch.domain.vectors import point_map_as
 
 
@@ -61,24 +59,6 @@ class InlineBackfill:
 
     def request(self, persona_slug: str, project: str) -> None:
         return None
-
-
-class NeverLeavesOut:
-    """Reading's learned check, switched off."""
-
-    def says(self, figures: Sequence[float]) -> bool:
-        return False
-
-
-@contextmanager
-def without_read_check() -> Iterator[None]:
-    """While the block runs, reading's learned check never leaves a lesson out (the rules still do)."""
-    shipped = succession.read_check
-    succession.read_check = NeverLeavesOut  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        succession.read_check = shipped
 
 
 @dataclass
@@ -232,19 +212,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", choices=("new", "before"), default="new", help="today's curation or eca6a5d's")
     parser.add_argument("--no-judge", action="store_true", help="restatements by the rules alone, no learned judge")
     parser.add_argument("--cosine-alone", action="store_true", help="two lessons compared by the cosine, no point map")
-    parser.add_argument("--no-read-check", action="store_true", help="reading's rules alone, no learned check")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     encoder = CachedEncoder()
     alone = point_map_as(np.eye(encoder.encoder.dimensions)) if args.cosine_alone else contextlib.nullcontext()
-    unchecked = without_read_check() if args.no_read_check else contextlib.nullcontext()
-    with alone, unchecked:
+    with alone:
         result = measure(args.dataset, args.budget, encoder=encoder, split=args.split, categories=args.categories,
                          before=args.rules == "before", judged=not args.no_judge)  # fmt: skip
     if args.cosine_alone:
         result["model"] += ", cosine alone"
-    if args.no_read_check:
-        result["model"] += ", no read check"
     print(json.dumps(result) if args.json else summary(result))
     return 0
 

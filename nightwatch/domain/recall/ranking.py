@@ -185,7 +185,7 @@ class Recall:
         totals = relevance.fused + recency + facts.usage
         # Ties keep the later lesson first: `live` is later-first and the sort is stable.
         order = facts.live[np.argsort(-totals[facts.live], kind="stable")]
-        order, superseded = newer_first(lessons, order, vectors, self.succession, facts.pinned, query, cosines)
+        order, superseded = newer_first(lessons, order, vectors, self.succession, facts.pinned, query)
         similarity = cosines if cosines is not None else empty
         parts = (relevance.keyword, relevance.meaning, similarity, recency, facts.usage)
         return _Ranking(order, totals, *parts, facts.pinned, superseded)

@@ -13,62 +13,26 @@ left out for a question that names a word only it has where the newer, otherwise
 ("How long are admin console audit logs kept?" beside "... for the admin console are retained for one year" and "...
 for the payment APIs are retained for seven years"): that is a look-alike, and the older is the one asked about.
 Only the head of the ranking is looked at: a read maps and compares a few dozen vectors, whatever the memory holds.
-
-Where the rules keep both, a learned check reads the pair with the question (`read_check`, since round 29): how near
-each of the two is to the question, where each ranks, how far apart in time they were recorded, and the rules' own
-readings of the pair. Of two lessons on one point that both answer a question, the newer holds what is true now; of a
-lesson and a look-alike, the question usually reads nearer its own answer. The check is a logistic regression
-(`domain.classifier`) fitted by `python -m bench.read_check --save` on tune files only, from the pairs where, for a
-question, the older lesson is either its stale lesson (yes) or its answer (no); it leaves the older out only from a
-probability of 0.875, chosen on tune files held out of the fit so that about ten stale lessons go for each answer lost.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from difflib import SequenceMatcher
-from functools import cache
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nightwatch.domain.classifier import Logistic
-from nightwatch.domain.framing import complements, says_change
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall.keywords import terms
 from nightwatch.domain.recall.ports import Succession
-from nightwatch.domain.sides import other_things
-from nightwatch.domain.vectors import LessonVectors, Matrix
+from nightwatch.domain.vectors import LessonVectors
 
 SAME_POINT = 0.45  # closeness two lessons need before one can be read as the other's update (it then ranks below)
 HEAD = 20  # how many of the best-ranked lessons are compared
 BEST = 2  # a question's best answers: the older of two that change each other's specific is left out
 NUMBER = "#"  # every number reads as one term: a number exchanged for another is a changed value, not another thing
 PARALLEL = 0.5  # share of words in place for two lessons to be one sentence with words exchanged (`asks_older`)
-FIGURES = (  # what the learned check reads of a pair, for one question (`pair_figures`)
-    "closeness", "question_older", "question_newer", "question_gain", "place_older", "place_newer", "newer_above",
-    "one_first", "days_apart", "newer_says_change", "older_says_change", "complements", "other_things", "replaces",
-    "asks_older", "question_only_older", "question_only_newer", "words_alike",
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Pair:
-    """Two lessons of a question's head that read as one point: positions in `lessons`, places in the head."""
-
-    older: int
-    newer: int
-    place_older: int
-    place_newer: int
-    closeness: float
-
-
-@cache
-def read_check() -> Logistic:
-    """The learned check of an older lesson beside a newer one, for a question (module docstring)."""
-    return Logistic.packaged(__package__, "read_check.json")
 
 
 def newer_first(
@@ -78,21 +42,13 @@ def newer_first(
     succession: Succession | None,
     pinned: frozenset[int] = frozenset(),
     question: str = "",
-    cosines: Matrix | None = None,
 ) -> tuple[NDArray[np.int64], frozenset[int]]:
     """`order` with each updated lesson placed right after its successor, and the positions it supersedes, for
-    `question` (each lesson's cosine to it in `cosines`, when the question was embedded)."""
+    `question`."""
     if succession is None or vectors is None or len(order) < 2 or len(vectors.present) != len(lessons):
         return order, frozenset()
     head = [i for i in order[:HEAD].tolist() if vectors.present[i]]
-    close = vectors.same_point(head)
-    successor, left_out = _successors(lessons, head, close, succession, pinned, question)
-    if cosines is not None and len(cosines) == len(lessons):
-        check = read_check()
-        for pair in pairs(lessons, head, close, pinned, left_out):
-            if check.says(pair_figures(lessons, pair, question, cosines, succession)):
-                successor.setdefault(pair.older, pair.newer)
-                left_out.add(pair.older)
+    successor, left_out = _successors(lessons, head, vectors, succession, pinned, question)
     if not successor:
         return order, frozenset()
     placed: list[int] = []
@@ -110,7 +66,7 @@ def newer_first(
 def _successors(
     lessons: Sequence[Lesson],
     head: list[int],
-    close: Matrix,
+    vectors: LessonVectors,
     succession: Succession,
     pinned: frozenset[int],
     question: str,
@@ -118,6 +74,7 @@ def _successors(
     """Each updated lesson of `head` (positions in the question's order) with its successor, and those it retires."""
     successor: dict[int, int] = {}
     left_out: set[int] = set()
+    close = vectors.same_point(head)
     for at, first in enumerate(head):
         for place, second in enumerate(head[at + 1 :], start=at + 1):
             similarity = float(close[at, place])
@@ -139,55 +96,6 @@ def _successors(
             elif replaces:
                 successor.setdefault(older, newer)
     return successor, left_out
-
-
-def pairs(
-    lessons: Sequence[Lesson], head: list[int], close: Matrix, pinned: frozenset[int], left_out: set[int]
-) -> Iterator[Pair]:
-    """The pairs of `head` the learned check reads (`close`: their closeness as one point, `same_point(head)`):
-    as one point (SAME_POINT), recorded apart, the older neither pinned nor left out already (`left_out` is read as
-    the pairs are taken, so a check's own choice counts)."""
-    for at, first in enumerate(head):
-        for place, second in enumerate(head[at + 1 :], start=at + 1):
-            closeness = float(close[at, place])
-            if closeness < SAME_POINT or lessons[first].recorded_at == lessons[second].recorded_at:
-                continue
-            older_first = lessons[first].recorded_at < lessons[second].recorded_at
-            older, newer = (first, second) if older_first else (second, first)
-            if older not in pinned and older not in left_out:
-                yield Pair(older, newer, *((at, place) if older_first else (place, at)), closeness)
-
-
-def pair_figures(
-    lessons: Sequence[Lesson], pair: Pair, question: str, cosines: Matrix, succession: Succession
-) -> list[float]:
-    """What the learned check reads of `pair` for `question`, in the order of FIGURES."""
-    older, newer = lessons[pair.older], lessons[pair.newer]
-    near_older, near_newer = float(cosines[pair.older]), float(cosines[pair.newer])
-    days = abs((newer.recorded_at - older.recorded_at).total_seconds()) / 86_400
-    asked, mine, theirs = set(terms(question)), terms(older.text), terms(newer.text)
-    only_older, only_newer = set(mine) - set(theirs), set(theirs) - set(mine)
-    alike = SequenceMatcher(None, mine, theirs, autojunk=False).ratio()
-    return [
-        pair.closeness,
-        near_older,
-        near_newer,
-        near_newer - near_older,
-        pair.place_older,
-        pair.place_newer,
-        float(pair.place_newer < pair.place_older),
-        float(min(pair.place_older, pair.place_newer) == 0),
-        math.log1p(days),
-        float(says_change(newer.text)),
-        float(says_change(older.text)),
-        float(complements(older.text, newer.text)),
-        float(other_things(older.text, newer.text)),
-        float(succession.replaces(older.text, newer.text, pair.closeness)),
-        float(asks_older(question, older.text, newer.text)),
-        len(asked & only_older) / max(len(asked), 1),
-        len(asked & only_newer) / max(len(asked), 1),
-        alike,
-    ]
 
 
 def asks_older(question: str, older_text: str, newer_text: str) -> bool:
