@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import UTC, date, datetime
 
 import numpy as np
 import pytest
@@ -60,6 +61,14 @@ def test_a_pinned_lesson_is_never_left_out() -> None:
     table = vectors([1.0, 0.1, 0.0], [0.8, 0.5, 0.0])
     chosen = recall(LessonSuccession()).select([pinned, NEW], "rotate keys", NOW, 1000, lambda _: 10, table)
     assert {lesson.id for lesson in chosen} == {"old", "new"}
+
+
+def test_a_lesson_restated_after_the_newer_one_keeps_its_place() -> None:
+    table = vectors([1.0, 0.1, 0.0], [0.8, 0.5, 0.0])
+    for last_seen, kept in ((date(2026, 5, 20), {"old", "new"}), (date(2026, 4, 1), {"new"})):
+        old = replace(OLD, seen=5, last_seen=last_seen)  # said again after the newer lesson, or before it
+        chosen = recall(LessonSuccession()).select([old, NEW], "rotate keys", NOW, 1000, lambda _: 10, table)
+        assert {lesson.id for lesson in chosen} == kept, last_seen
 
 
 def test_a_newer_amount_ranks_first_and_the_older_goes_when_the_two_answer_the_question_best() -> None:
