@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from types import MappingProxyType
 from typing import Literal
 
@@ -104,6 +104,13 @@ class Lesson:
     @property
     def stale(self) -> bool:
         return self.superseded_by is not None
+
+    @property
+    def last_said(self) -> datetime:
+        """When the lesson was recorded or last seen again (a restatement's day counts from its start)."""
+        seen = self.last_seen
+        again = datetime(seen.year, seen.month, seen.day, tzinfo=UTC) if seen else self.recorded_at
+        return max(self.recorded_at, again)
 
     @property
     def abstract(self) -> str:

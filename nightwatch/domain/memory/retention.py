@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 import numpy as np
 
@@ -47,21 +47,14 @@ class Retention:
 def newest_first(live: Sequence[Lesson]) -> list[Lesson]:
     """Live lessons from the newest: by the day they were recorded or last seen again, then by place in the file
     (later is newer)."""
-    order = sorted(range(len(live)), key=lambda i: (fresh(live[i]), i), reverse=True)
+    order = sorted(range(len(live)), key=lambda i: (live[i].last_said, i), reverse=True)
     return [live[i] for i in order]
-
-
-def fresh(lesson: Lesson) -> datetime:
-    """When a lesson was last recorded or seen again."""
-    seen = lesson.last_seen
-    again = datetime(seen.year, seen.month, seen.day, tzinfo=UTC) if seen else lesson.recorded_at
-    return max(lesson.recorded_at, again)
 
 
 def recent(live: Sequence[Lesson], target: int, day: date) -> frozenset[str]:
     """The lessons a model's compaction must keep: the newest few (RECENT_SHARE of the target) of the last days."""
     since = day - timedelta(days=RECENT_DAYS)
-    newest = [lesson for lesson in newest_first(live) if fresh(lesson).date() >= since]
+    newest = [lesson for lesson in newest_first(live) if lesson.last_said.date() >= since]
     return frozenset(lesson.id for lesson in newest[: max(1, round(target * RECENT_SHARE))])
 
 
@@ -111,7 +104,9 @@ def apply(doc: MemoryDocument, retention: Retention) -> MemoryDocument:
         return replace(
             lesson,
             seen=lesson.seen + sum(other.seen for other in extra),
-            last_seen=max((fresh(o).date() for o in (lesson, *extra) if fresh(o) > lesson.recorded_at), default=None),
+            last_seen=max(
+                (o.last_said.date() for o in (lesson, *extra) if o.last_said > lesson.recorded_at), default=None
+            ),
             injected=lesson.injected + sum(other.injected for other in extra),
             pinned=lesson.pinned or any(other.pinned for other in extra),
             category=lesson.category or next((o.category for o in extra if o.category), None),

@@ -12,8 +12,8 @@ enough, whichever ranks first: both answer it, and the newer holds what is true 
 left out for a question that names a word only it has where the newer, otherwise the same sentence, has another
 ("How long are admin console audit logs kept?" beside "... for the admin console are retained for one year" and "...
 for the payment APIs are retained for seven years"): that is a look-alike, and the older is the one asked about.
-Nor is a lesson someone said again (a restatement merged into it, `Lesson.last_seen`) on a day after the newer one
-was recorded: it was affirmed since, so the newer one is no successor of it.
+Nor is a lesson someone said again (a restatement merged into it: `Lesson.last_said`) after the newer one was
+recorded: it was affirmed since, so the newer one is no successor of it.
 Only the head of the ranking is looked at: a read maps and compares a few dozen vectors, whatever the memory holds.
 """
 
@@ -83,7 +83,7 @@ def _successors(
             if similarity < SAME_POINT:
                 continue
             older, newer = sorted((first, second), key=lambda i: lessons[i].recorded_at)
-            if older in left_out or older in pinned or not _after(lessons[newer], lessons[older]):
+            if older in left_out or older in pinned or lessons[newer].recorded_at <= lessons[older].last_said:
                 continue
             replaces = succession.replaces(lessons[older].text, lessons[newer].text, similarity)
             first_two = place < BEST  # the question's two best answers, one perhaps changing the other's specific
@@ -98,14 +98,6 @@ def _successors(
             elif replaces:
                 successor.setdefault(older, newer)
     return successor, left_out
-
-
-def _after(newer: Lesson, older: Lesson) -> bool:
-    """Whether `newer` was recorded after `older` was last said: a restatement of the older on a later day than the
-    newer (`last_seen`) affirms it again, so the newer does not succeed it."""
-    if newer.recorded_at == older.recorded_at:
-        return False
-    return older.last_seen is None or older.last_seen <= newer.recorded_at.date()
 
 
 def asks_older(question: str, older_text: str, newer_text: str) -> bool:
