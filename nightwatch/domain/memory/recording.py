@@ -113,7 +113,7 @@ def through_history(
     doc: MemoryDocument, text: str, table: VectorTable | None, close: Sequence[Neighbour], rule: Curation
 ) -> Curation:
     """A value changed twice: an update closer to a retired lesson than to what the rule would supersede (if anything)
-    updates the live lesson that retired it, its chain's current one (`MemoryDocument.current`)."""
+    updates the live end of that lesson's chain (`MemoryDocument.current`) when it is among the update's `close`."""
     if table is None or rule.action not in ("create", "supersede"):
         return rule
     retired = [lesson for lesson in doc.stale() if vector_key(lesson.text) in table]
@@ -123,7 +123,8 @@ def through_history(
         return rule
     target = next((n.similarity or 0.0 for n in close if n.lesson.id == rule.target), 0.0)
     holder = doc.current(found[0].lesson.id)
-    return Curation("supersede", holder.id) if holder is not None and target < cosine else rule
+    near_it = holder is not None and holder.id in {n.lesson.id for n in close}  # else about something else
+    return Curation("supersede", holder.id) if holder is not None and near_it and target < cosine else rule
 
 
 def _usable(hint: Curation, text: str, live: Sequence[Lesson], *, allow_skip: bool) -> bool:
@@ -143,8 +144,7 @@ def record(
         return doc, Recorded("skip", None, "it copies lessons already remembered or is not worth keeping")
     if decision.action == "merge" and decision.target is not None:
         return _merge(doc, decision.target, candidate, entry.day)
-    updated = decision.action == "update"
-    old = next((kept for kept in doc.live() if kept.id == decision.target), None) if updated else None
+    old = next((k for k in doc.live() if k.id == decision.target), None) if decision.action == "update" else None
     lesson = Lesson(
         id=lesson_id(candidate.text),
         text=candidate.text,

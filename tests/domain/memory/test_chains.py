@@ -84,6 +84,19 @@ def test_a_retired_lesson_on_another_subject_redirects_nothing() -> None:
     assert through_history(doc, THIRD, None, [], Curation("create")) == Curation("create")  # no vectors at all
 
 
+def test_a_live_end_far_from_the_update_is_not_retired() -> None:
+    """A chain may end on a lesson about something else (a wrong supersession earlier): the update of its first
+    lesson must not retire that one too when it is none of the update's nearest."""
+    first = "FlightDeck won't dispatch a drone when the sustained wind is above 25 km/h."
+    waiver = "The night-ops waiver came through, so FlightDeck dispatches after sunset now."
+    third = "Wind limit for dispatch lowered to 20 km/h sustained."
+    doc = chain(first, waiver)
+    vectors = table({first: (1.0, 0.1), waiver: (0.2, 1.0), third: (1.0, 0.15)})
+    assert through_history(doc, third, vectors, [], Curation("create")) == Curation("create")
+    close = [Neighbour(doc.live()[0], 0.5)]  # the same chain's end among its nearest: retired, as above
+    assert through_history(doc, third, vectors, close, Curation("create")) == Curation("supersede", lesson_id(waiver))
+
+
 def service(encoder: embeddings.MiniLMEncoder) -> tuple[MemoryService, InMemoryMemoryStore]:
     store = InMemoryMemoryStore()
     memory = MemoryService(
