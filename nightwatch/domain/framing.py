@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 # Words that say a lesson replaces what was true before ("moved to Thursdays", "is now 4", "no longer", "from
-# Aerospike these days", "ownership passed from Kofi to Wen").
+# Aerospike these days", "ownership passed from Kofi to Wen", "went from 60 to 120", "has taken over"); not "goes
+# from" a place to another (a route) nor "falls to" (a threshold: "reordered when stock falls to 3").
 CHANGE = re.compile(
     r"\b(?:now|no longer|anymore|any more|from now on|going forward|as of|moved|moves|switched|replaced|"
     r"bumped|upgraded|downgraded|raised|lowered|retired|reverted|reversed|deprecated|migrated|dropped|"
@@ -19,7 +20,8 @@ CHANGE = re.compile(
     r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|resized)"
     r"(?= \w+ (?:from|to) | (?:[\w-]+ ){2,8}from [\w.-]+ to | (?:[\w-]+ ){2,8}to \d)|"
     r"stopped|replacing|(?:we|they) changed|(?:is|are) the new|new owner|these days|nowadays|slipped|"
-    r"passed (?:from|to)|handed (?:over|off) to|changes? hands|"
+    r"passed (?:from|to)|handed (?:over|off) to|changes? hands|(?:has|have|had) taken over|changed again|"
+    r"went from [$€£]?[\w.,-]+(?: [a-z%]+)? to|goes from [$€£]?\d[\d.,]*(?: [a-z%]+)? to|(?:rises|rose|risen) to|"
     r"turns out|after all|not any more|(?:since|from) (?:the )?(?:last|this) (?:week|month|quarter|sprint|release))\b",
     re.IGNORECASE,
 )

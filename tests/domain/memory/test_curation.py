@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.errors import InvalidInputError, LLMUnavailableError
+from nightwatch.domain.framing import says_change
 from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.answers import junk_reason
@@ -510,6 +511,23 @@ def test_these_days_and_ownership_passed_on_say_something_changed() -> None:
     owner = _lesson("Mirela owns the search relevance tuning and approves every boost change.")
     passed = "Search relevance tuning passed from Mirela to Tomas's team in June; Tomas approves boost changes."
     assert decide(passed, [owner], [Neighbour(owner, 0.75)]) == Curation("supersede", owner.id)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The pager escalates to the secondary after 10 minutes.", "Pager escalation went from 10 to 4 minutes."),
+        ("Backups are kept for 30 days in cold storage.", "Backup retention goes from 30 to 45 days in March."),
+        ("Noor owns the billing exporter and its alerts.", "Felix has taken over the billing exporter from Noor."),
+        ("Invoices are emailed at 06:00 local time.", "Invoice email time changed again: 07:30 local time."),
+        ("The seat licence costs EUR 12 a month.", "The seat licence rises to EUR 14 a month from July."),
+    ],
+)
+def test_went_from_taken_over_changed_again_and_rises_to_say_what_was_true_changed(older: str, newer: str) -> None:
+    lesson = _lesson(older)
+    assert decide(newer, [lesson], [Neighbour(lesson, 0.6)]) == Curation("supersede", lesson.id)
+    routing = "The nightly count report goes from the relay to compliance at 07:00."  # a route, not a change
+    assert not says_change(routing)
 
 
 def test_instead_of_contrasting_two_ways_of_working_is_not_an_update() -> None:
