@@ -113,7 +113,7 @@ def through_history(
     doc: MemoryDocument, text: str, table: VectorTable | None, close: Sequence[Neighbour], rule: Curation
 ) -> Curation:
     """A value changed twice: an update closer to a retired lesson than to what the rule would supersede (if anything)
-    updates the live end of that lesson's chain (`MemoryDocument.current`) when it is among the update's `close`."""
+    updates its chain's live end (`MemoryDocument.current`) if among `close`; one far off is another subject: create."""
     if table is None or rule.action not in ("create", "supersede"):
         return rule
     retired = [lesson for lesson in doc.stale() if vector_key(lesson.text) in table]
@@ -121,10 +121,10 @@ def through_history(
     cosine = found[0].similarity if found else None
     if cosine is None or not updates(found[0].lesson.text, cosine, text):
         return rule
-    target = next((n.similarity or 0.0 for n in close if n.lesson.id == rule.target), 0.0)
     holder = doc.current(found[0].lesson.id)
-    near_it = holder is not None and holder.id in {n.lesson.id for n in close}  # else about something else
-    return Curation("supersede", holder.id) if holder is not None and near_it and target < cosine else rule
+    if holder is None or next((n.similarity or 0.0 for n in close if n.lesson.id == rule.target), 0.0) >= cosine:
+        return rule
+    return Curation("supersede", holder.id) if holder.id in {n.lesson.id for n in close} else Curation("create")
 
 
 def _usable(hint: Curation, text: str, live: Sequence[Lesson], *, allow_skip: bool) -> bool:

@@ -93,6 +93,10 @@ def test_a_live_end_far_from_the_update_is_not_retired() -> None:
     doc = chain(first, waiver)
     vectors = table({first: (1.0, 0.1), waiver: (0.2, 1.0), third: (1.0, 0.15)})
     assert through_history(doc, third, vectors, [], Curation("create")) == Curation("create")
+    # Nor the farther lesson the rule would supersede: the update is about the retired lesson's point.
+    farther = Neighbour(lesson("Drones hold at the pad when gusts pass 40 km/h."), 0.46)
+    rule = Curation("supersede", farther.lesson.id)
+    assert through_history(doc, third, vectors, [farther], rule) == Curation("create")
     close = [Neighbour(doc.live()[0], 0.5)]  # the same chain's end among its nearest: retired, as above
     assert through_history(doc, third, vectors, close, Curation("create")) == Curation("supersede", lesson_id(waiver))
 
