@@ -113,7 +113,7 @@ def through_history(
     doc: MemoryDocument, text: str, table: VectorTable | None, close: Sequence[Neighbour], rule: Curation
 ) -> Curation:
     """A value changed twice: an update closer to a retired lesson than to what the rule would supersede (if anything)
-    updates its chain's live end (`MemoryDocument.current`) if among `close`; one far off is another subject: create."""
+    updates its chain's live end (`MemoryDocument.current`) when that end is among `close`, else nothing."""
     if table is None or rule.action not in ("create", "supersede"):
         return rule
     retired = [lesson for lesson in doc.stale() if vector_key(lesson.text) in table]
@@ -121,8 +121,9 @@ def through_history(
     cosine = found[0].similarity if found else None
     if cosine is None or not updates(found[0].lesson.text, cosine, text):
         return rule
+    target = next((n.similarity or 0.0 for n in close if n.lesson.id == rule.target), 0.0)
     holder = doc.current(found[0].lesson.id)
-    if holder is None or next((n.similarity or 0.0 for n in close if n.lesson.id == rule.target), 0.0) >= cosine:
+    if holder is None or target >= cosine:
         return rule
     return Curation("supersede", holder.id) if holder.id in {n.lesson.id for n in close} else Curation("create")
 
@@ -144,7 +145,8 @@ def record(
         return doc, Recorded("skip", None, "it copies lessons already remembered or is not worth keeping")
     if decision.action == "merge" and decision.target is not None:
         return _merge(doc, decision.target, candidate, entry.day)
-    old = next((k for k in doc.live() if k.id == decision.target), None) if decision.action == "update" else None
+    updated = decision.action == "update"
+    old = next((kept for kept in doc.live() if kept.id == decision.target), None) if updated else None
     lesson = Lesson(
         id=lesson_id(candidate.text),
         text=candidate.text,
@@ -212,10 +214,8 @@ def advise(
     live: Sequence[Lesson],
     table: VectorTable | None = None,
 ) -> dict[str, Curation]:
-    """Ask the model how each candidate relates to its nearest lessons, where the rules alone are not certain.
-
-    A failed or malformed answer gives no advice for that candidate, so the deterministic rule decides.
-    """
+    """Ask the model how each candidate relates to its nearest lessons, where the rules alone are not certain. A failed
+    or malformed answer gives no advice for that candidate, so the deterministic rule decides."""
     advice: dict[str, Curation] = {}
     for candidate in candidates:
         text = candidate.text

@@ -526,7 +526,10 @@ def test_these_days_and_ownership_passed_on_say_something_changed() -> None:
 def test_went_from_taken_over_changed_again_and_rises_to_say_what_was_true_changed(older: str, newer: str) -> None:
     lesson = _lesson(older)
     assert decide(newer, [lesson], [Neighbour(lesson, 0.6)]) == Curation("supersede", lesson.id)
-    routing = "The nightly count report goes from the relay to compliance at 07:00."  # a route, not a change
+
+
+def test_goes_from_one_place_to_another_is_a_route_not_a_change() -> None:
+    routing = "The nightly count report goes from the relay to compliance at 07:00."
     assert not says_change(routing)
 
 
