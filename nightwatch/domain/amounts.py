@@ -4,7 +4,8 @@ Durations become seconds ("a minute and a half" is 90; "a full year" is "a year"
 times of day hh:mm, money keeps its currency ("$500" and "500 dollars" are "500usd"), a version its "v" ("v4"). How
 often something happens is the time between two times, a duration too: "daily" is "every day" and "every 24 hours",
 "four times a minute" is "every 15 seconds", "every minute" is "every 60 seconds", "every Sunday" and "per week" are
-weekly, "quarterly" is "every 90 days". A number word or an article counts only before a unit written out as a word
+weekly, "quarterly" is "every 90 days". Whole years are years however they are written ("24 months" is "two years"),
+and parts of a year months ("twice a year" is "every 6 months"). A number word or an article counts only before a unit written out as a word
 ("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s"; "a second" is the ordinal
 ("a second approver").
 """
@@ -110,7 +111,7 @@ def amounts(text: str) -> frozenset[str]:
     found.update(f"v{version.group(1)}" for version in _VERSION.finditer(lowered))
     for match in _TIMES.finditer(lowered):  # "twice a year": every half year
         count = _ONCE.get((match.group("once") or "").lower()) or _count(match.group("n"))
-        found.add(f"{_SECONDS[match.group('unit').lower()] / count:g}s")
+        found.add(_normalised(1 / count, match.group("unit").lower()))
     lowered = _TIMES.sub(" ", lowered)
     for every in _EVERY.finditer(lowered):  # "daily", "every Sunday": every so long
         word = (every.group(1) or every.group(2)).lower()
@@ -151,7 +152,7 @@ def _normalised(value: float, unit: str, currency: str | None = None) -> str:
     if currency or unit in _CURRENCIES:
         return f"{value:g}{_CURRENCIES[currency or unit]}"
     if unit in _SECONDS:
-        return f"{value * _SECONDS[unit]:g}s"
+        return f"{_calendar(value, unit):g}s"
     if unit in _SIZES:
         return f"{value * _SIZES[unit]:g}kb"
     if unit in ("percent", "%"):
@@ -159,6 +160,17 @@ def _normalised(value: float, unit: str, currency: str | None = None) -> str:
     if unit == "x":  # "12x" is "twelve times": a number
         return f"{value:g}"
     return f"{value:g}{unit}"
+
+
+def _calendar(value: float, unit: str) -> float:
+    """Seconds in `value` of `unit`, where whole years count as years ("12 months" is "a year", "24 months" "two
+    years") and parts of a year as months ("half a year" is "6 months", "twice a year" "every 6 months"): a month is
+    30 days, a year 365."""
+    if unit == "month" and value % 12 == 0:
+        return value / 12 * _SECONDS["year"]
+    if unit == "year" and value % 1 and (value * 12) % 1 == 0:
+        return value * 12 * _SECONDS["month"]
+    return value * _SECONDS[unit]
 
 
 def dimension(amount: str) -> str:

@@ -40,6 +40,11 @@ from nightwatch.domain.amounts import amounts, dimension
         ("logs are kept a full year", "logs are kept for one year"),
         ("two whole days of buffer", "48 hours of buffer"),
         ("the scheduler ticks every minute", "the scheduler ticks every 60 seconds"),
+        ("KYC is refreshed every 24 months", "KYC is refreshed every two years"),
+        ("12 months of exchange statements", "a year of exchange statements"),
+        ("keys rotate every six months", "keys rotate twice a year"),
+        ("a contract of 18 months", "a contract of a year and a half"),
+        ("audits every half a year", "audits every 6 months"),
     ],
 )
 def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
