@@ -5,9 +5,9 @@ times of day hh:mm, money keeps its currency ("$500" and "500 dollars" are "500u
 often something happens is the time between two times, a duration too: "daily" is "every day" and "every 24 hours",
 "four times a minute" is "every 15 seconds", "every minute" is "every 60 seconds", "every Sunday" and "per week" are
 weekly, "quarterly" is "every 90 days". Whole years are years however they are written ("24 months" is "two years"),
-and parts of a year months ("twice a year" is "every 6 months"). A number word or an article counts only before a unit written out as a word
-("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s"; "a second" is the ordinal
-("a second approver").
+and parts of a year months ("twice a year" is "every 6 months"). A number word or an article counts only before a
+unit written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s";
+"a second" is the ordinal ("a second approver").
 """
 
 from __future__ import annotations

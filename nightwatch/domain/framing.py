@@ -10,9 +10,10 @@ import re
 
 # Words that say a lesson replaces what was true before ("moved to Thursdays", "is now 4", "no longer", "from
 # Aerospike these days", "ownership passed from Kofi to Wen", "went from 60 to 120", "has taken over"); not "goes
-# from" a place to another (a route) nor "falls to" (a threshold: "reordered when stock falls to 3").
+# from" a place to another (a route) nor "falls to" (a threshold: "reordered when stock falls to 3"), nor "moves"
+# (more often something else moving: "an edit moves the active pointer", "if the ETA moves by 15 minutes").
 CHANGE = re.compile(
-    r"\b(?:now|no longer|anymore|any more|from now on|going forward|as of|moved|moves|switched|replaced|"
+    r"\b(?:now|no longer|anymore|any more|from now on|going forward|as of|moved|switched|replaced|"
     r"bumped|upgraded|downgraded|raised|lowered|retired|reverted|reversed|deprecated|migrated|dropped|"
     r"(?:is|are) (?:back|gone)|(?:was|were) never|leaving|shrank|relaxed|tightened|took over|takes over|"
     r"(?:has been|have been|is|are) (?:enforced|required|mandatory|allowed|banned|forbidden) since|"
@@ -39,6 +40,17 @@ UPDATE = re.compile(
 # A lesson that adds to another ("also", "on top of", "Exception: ...") is not its update.
 EXCEPTION = re.compile(r"^\W*exception\b", re.IGNORECASE)
 ADDS = re.compile(rf"\b(?:also|additionally|in addition|on top of|as well)\b|{EXCEPTION.pattern}", re.IGNORECASE)
+# A lesson that says it stands beside another ("Canned SKUs have their own threshold", "independent of the CSV
+# export caps", "unlike iOS") is about another thing, unless it says that something changed ("moved to a separate
+# ledger").
+BESIDE = re.compile(
+    r"\b(?:its own|their own|separate|separately|independent(?:ly)? of|unlike|"
+    r"(?:doesn't|does not|don't|do not) apply)\b",
+    re.IGNORECASE,
+)
+# In a newer lesson and not the older one, the narrower of these says it is a second fact beside the first ("need two
+# people as well"), never the first said again ("on top of" and "as well as" also join two parts of one fact).
+ADDED = re.compile(r"\b(?:also|additionally|in addition|as well(?! as))\b", re.IGNORECASE)
 # Why something broke and how it was fixed ("Fix for INC-7: ...") are two lessons, however alike they read; framing
 # is not a subject. An incident's report ("INC-3391: a firmware push reset ...") tells what happened: nothing newer
 # makes that untrue, and it retires no rule (its "now" is about the incident's part).
@@ -57,11 +69,19 @@ def says_change(text: str) -> bool:
 
 
 def complements(older: str, newer: str) -> bool:
-    """The newer stands beside the older, never replacing it: it adds to it ("also", "Exception: ..."), is the fix
-    beside its cause, or one of them reports an incident: a report tells what happened, and what it changed ("INC-88:
-    ... we now compare timestamps") is about the incident's part, not the nearest rule."""
+    """The newer stands beside the older, never replacing it: it adds to it ("also", "Exception: ..."), says it stands
+    beside it ("their own threshold") without saying what changed, is the fix beside its cause, or one of them reports
+    an incident: a report tells what happened, and what it changed ("INC-88: ... we now compare timestamps") is about
+    the incident's part, not the nearest rule."""
     reports = REPORT.search(older) is not None or REPORT.search(newer) is not None
-    return ADDS.search(newer) is not None or cause_and_fix(older, newer) or reports
+    beside = BESIDE.search(newer) is not None and not says_change(newer)
+    return ADDS.search(newer) is not None or beside or cause_and_fix(older, newer) or reports
+
+
+def adds_to(older: str, newer: str) -> bool:
+    """The newer says it adds a fact beside the older ("Retirement corrections need two people as well"), which does
+    not: never the older said again."""
+    return ADDED.search(newer) is not None and ADDED.search(older) is None
 
 
 def exception_beside(a: str, b: str) -> bool:

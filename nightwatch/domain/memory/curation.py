@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import ClassVar, Literal
 
-from nightwatch.domain.framing import UPDATE, cause_and_fix, complements, exception_beside, says_change
+from nightwatch.domain.framing import UPDATE, adds_to, cause_and_fix, complements, exception_beside, says_change
 from nightwatch.domain.memory.format import lesson_id
 from nightwatch.domain.memory.specifics import (
     agree,
@@ -200,8 +200,8 @@ def _restates(old: str, similarity: float | None, candidate: str) -> bool:
     if similarity is not None:  # by meaning: one may leave out a specific, neither may contradict the other's
         parallel = similarity < SYNONYM_MEANING and another_subject(old, candidate)
         close = similarity >= DUPLICATE_MEANING and not parallel
-        return agree(old, candidate) and close and not says_change(candidate)
-    if not same_specifics(theirs, mine):
+        return agree(old, candidate) and close and not (says_change(candidate) or adds_to(old, candidate))
+    if not same_specifics(theirs, mine) or adds_to(old, candidate):  # "... need two people as well": a second fact
         return False
     if not theirs.words or not mine.words or (theirs.words - mine.words and mine.words - theirs.words):
         return False  # a word swapped for another may name another component: not a restatement

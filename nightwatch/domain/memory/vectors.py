@@ -30,7 +30,7 @@ from typing import Protocol
 from nightwatch.domain.amounts import amounts
 from nightwatch.domain.classifier import Logistic
 from nightwatch.domain.errors import NightWatchError
-from nightwatch.domain.framing import cause_and_fix, cause_beside_fix, exception_beside, says_change
+from nightwatch.domain.framing import adds_to, cause_and_fix, cause_beside_fix, exception_beside, says_change
 from nightwatch.domain.memory.cache import Snapshot
 from nightwatch.domain.memory.curation import (
     CLEARLY_PARALLEL,
@@ -196,8 +196,8 @@ def restates_by(readings: Readings) -> Restates | None:
             return False  # words exchanged in place and nothing else: another thing ("exports" / "imports")
         if exception_beside(older, newer) or reversed_decision(older, newer) or other_sides(older, newer):
             return False  # "Exception: ..." beside its rule; "Always pin ..." / "Never pin ..."; staging / production
-        if cause_beside_fix(older, newer):
-            return False  # "INC-5893: jobs sat pending because ..." / "After INC-5893, slurmdbd retries ..."
+        if cause_beside_fix(older, newer) or adds_to(older, newer):
+            return False  # "INC-5893: jobs sat pending because ..." / "After INC-5893, ..."; "... as well": two facts
         if changed_amount(older, newer):
             return False  # "30 attempts" / "5 attempts": an update; a merge would keep the older's words, the old value
         return judge().says(signals(older, similarity, newer, reading))

@@ -537,3 +537,22 @@ def test_instead_of_contrasting_two_ways_of_working_is_not_an_update() -> None:
     limit = _lesson("Password reset emails are rate limited per account at the gateway.")
     contrast = "Past the limit, password reset requests get a CAPTCHA at the gateway instead of a hard block."
     assert decide(contrast, [limit], [Neighbour(limit, 0.6)]) == Curation("create")
+
+
+def test_something_else_that_moves_does_not_say_the_older_lesson_changed() -> None:
+    timeout = _lesson("A drone must never take off if GeoFence has not answered within 3 s; a timeout means denied.")
+    pointer = "GeoFence zone versions are immutable; an edit creates a new version and moves the active pointer."
+    assert decide(pointer, [timeout], [Neighbour(timeout, 0.6)]) == Curation("create")
+    trigger = _lesson("The re-plan trigger for the driver app is 20 minutes of delay.")
+    eta = "A re-plan is only pushed to the driver if the new ETA moves by more than 15 minutes."
+    assert decide(eta, [trigger], [Neighbour(trigger, 0.7)]) == Curation("create")
+    assert says_change("Release trains moved to Thursdays.")
+
+
+def test_a_lesson_that_adds_a_second_fact_as_well_is_never_merged_into_the_first() -> None:
+    approver = "Card refunds over 500 EUR need a second approver."
+    assert not is_duplicate(approver, "Card refunds over 500 EUR need a fraud check as well.", 0.9)
+    assert not is_duplicate(approver, "Card refunds over 500 EUR also need a fraud check.")  # by words, no vectors
+    assert is_duplicate(approver, "Refunds on cards above 500 EUR need a second approver.", 0.9)
+    both = "turn-relay listens on TCP 443 as well as UDP 3478."  # "as well as" joins two parts of one fact
+    assert is_duplicate(both, "turn-relay listens on TCP 443 as well as on UDP 3478.", 0.95)

@@ -195,3 +195,11 @@ def test_asks_older_needs_one_sentence_with_the_asked_word_exchanged(
     question: str, older: str, newer: str, asked: bool
 ) -> None:
     assert asks_older(question, older, newer) is asked
+
+
+def test_a_lesson_that_says_it_stands_beside_another_never_leaves_it_out() -> None:
+    kegs = "Low-stock banner threshold for kegs is 20 now."
+    canned = "Canned SKUs have their own low-stock banner threshold in TapLine: under 50 cases."
+    assert not LessonSuccession().retires(kegs, canned, 0.65, first_two=True)
+    moved = "The keg low-stock banner threshold is 25 now, kept in a separate config file."
+    assert LessonSuccession().retires(kegs, moved, 0.8, first_two=True)  # it says what changed
