@@ -37,9 +37,13 @@ UPDATE = re.compile(
     rf"(?:is|are|runs?) \w+ now|(?:since|as of|from) (?:{_MONTHS}))\b",
     re.IGNORECASE,
 )
-# A lesson that adds to another ("also", "on top of", "Exception: ...") is not its update.
+# A lesson that adds to another ("also", "on top of", "Exception: ...") is not its update. In a newer lesson and not
+# the older one, the narrower ADDED says it is a second fact beside the first ("need two people as well"), never the
+# first said again ("on top of" and "as well as" also join two parts of one fact).
 EXCEPTION = re.compile(r"^\W*exception\b", re.IGNORECASE)
-ADDS = re.compile(rf"\b(?:also|additionally|in addition|on top of|as well)\b|{EXCEPTION.pattern}", re.IGNORECASE)
+_ADDING = r"also|additionally|in addition"
+ADDS = re.compile(rf"\b(?:{_ADDING}|on top of|as well)\b|{EXCEPTION.pattern}", re.IGNORECASE)
+ADDED = re.compile(rf"\b(?:{_ADDING}|as well(?! as))\b", re.IGNORECASE)
 # A lesson that says it stands beside another ("Canned SKUs have their own threshold", "independent of the CSV
 # export caps", "unlike iOS") is about another thing, unless it says that something changed ("moved to a separate
 # ledger").
@@ -48,9 +52,6 @@ BESIDE = re.compile(
     r"(?:doesn't|does not|don't|do not) apply)\b",
     re.IGNORECASE,
 )
-# In a newer lesson and not the older one, the narrower of these says it is a second fact beside the first ("need two
-# people as well"), never the first said again ("on top of" and "as well as" also join two parts of one fact).
-ADDED = re.compile(r"\b(?:also|additionally|in addition|as well(?! as))\b", re.IGNORECASE)
 # Why something broke and how it was fixed ("Fix for INC-7: ...") are two lessons, however alike they read; framing
 # is not a subject. An incident's report ("INC-3391: a firmware push reset ...") tells what happened: nothing newer
 # makes that untrue, and it retires no rule (its "now" is about the incident's part).
