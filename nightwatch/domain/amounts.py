@@ -7,7 +7,8 @@ often something happens is the time between two times, a duration too: "daily" i
 weekly, "quarterly" is "every 90 days". Whole years are years however they are written ("24 months" is "two years"),
 and parts of a year months ("twice a year" is "every 6 months"). A number word or an article counts only before a
 unit written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s";
-"a second" is the ordinal ("a second approver").
+"a second" is the ordinal ("a second approver"). An update often names its old value beside the new one ("from 150%
+to 125%", "60 seconds, not 5 minutes"): `replaced` finds it where a figure, a number word or an article starts it.
 """
 
 from __future__ import annotations
@@ -70,6 +71,14 @@ _TIMES = re.compile(  # "twice a year", "three times per week"
 _PERIODS = {"hourly": "hour", "daily": "day", "nightly": "day", "night": "day", "weekly": "week",
             "fortnightly": "fortnight", "monthly": "month", "quarterly": "quarter", "yearly": "year",
             "annually": "year"}  # fmt: skip
+_FIGURE = r"(?:[$€£]|\d|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|sixty)\b)"
+_OLD_AMOUNT = rf"({_FIGURE}[^,;:()]{{0,24}}?)"  # an amount, up to where the sentence goes on
+_REPLACED = re.compile(  # the old value an update names: "from X to", "not X", "instead of X", "down from X"
+    rf"\bfrom {_OLD_AMOUNT} (?:down |up |back )?to\b|"
+    rf"\b(?:not|instead of|rather than|(?:down|up) from|previously|formerly|replacing)\s+{_OLD_AMOUNT}"
+    r"(?=[,;:.()]|$| now| before| as)",
+    re.IGNORECASE,
+)
 _SPELLED_UNIT = re.compile(rf"^(?:{_WORD_UNITS})$", re.IGNORECASE)
 _ONCE = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 
@@ -130,6 +139,12 @@ def amounts(text: str) -> frozenset[str]:
     if _ONE_OF_A_THING.search(bare):  # "needs one approval" (but not "the one dashboard", "one of them")
         found.add("1")
     return frozenset(found)
+
+
+def replaced(text: str) -> frozenset[str]:
+    """The amounts a lesson names as what was true before ("from 150% to 125%", "60 seconds, not 5 minutes",
+    "instead of 14 days", "down from 40"): the old values an update names beside its new ones."""
+    return frozenset().union(*(amounts(match.group(1) or match.group(2)) for match in _REPLACED.finditer(text)))
 
 
 def _quarter_hour(match: re.Match[str]) -> str:

@@ -64,6 +64,18 @@ WHY = re.compile(r"\b(?i:because|due to)\b|^\W*(?i:in)\s+[A-Z][A-Z0-9]*-\d+\b")
 DONE = re.compile(r"\b(?i:now|fixed|fix)\b|\b(?i:since|after)\s+(?:the\s+)?[A-Z][A-Z0-9]*-\d+\b")
 
 
+# The plainest ways to say a value was replaced ("is now", not "ahead of now" nor "for now"; "no longer", "upgraded",
+# "lowered from 150% to"), in a lesson that cites no incident: an incident's retelling says "now" of the fix beside the
+# same story ("INC-5121: ... so we now check read counts"), and a lesson that already says what changed may be
+# restated in the same words.
+REPLACES = re.compile(
+    r"\b(?:(?<!of )(?<!for )(?<!by )(?<!until )(?<!till )(?<!right )now|no longer|upgraded|downgraded|"
+    r"(?:raised|lowered|cut|reduced|increased|extended|shortened|bumped|changed|moved) from)\b",
+    re.IGNORECASE,
+)
+INCIDENT = re.compile(r"\b[A-Z][A-Z0-9]*-\d+\b|\b(?i:incident)\b")
+
+
 def says_change(text: str) -> bool:
     """Whether the lesson says something changed (a newer lesson replacing an older one)."""
     return CHANGE.search(text) is not None
@@ -77,6 +89,13 @@ def complements(older: str, newer: str) -> bool:
     reports = REPORT.search(older) is not None or REPORT.search(newer) is not None
     beside = BESIDE.search(newer) is not None and not says_change(newer)
     return ADDS.search(newer) is not None or beside or cause_and_fix(older, newer) or reports
+
+
+def replaces(older: str, newer: str) -> bool:
+    """The newer says in the plainest words that it replaces a value ("PIN reveal now requires 60 seconds"), the older
+    says nothing changed, and neither cites an incident: an update, never the older said again."""
+    cited = INCIDENT.search(older) is not None or INCIDENT.search(newer) is not None
+    return REPLACES.search(newer) is not None and not says_change(older) and not cited
 
 
 def adds_to(older: str, newer: str) -> bool:

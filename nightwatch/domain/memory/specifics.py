@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from nightwatch.domain.amounts import amounts, dimension
+from nightwatch.domain.amounts import amounts, dimension, replaced
 from nightwatch.domain.memory.models import OFFLINE_MARK
 from nightwatch.domain.recall import stem
 from nightwatch.domain.sides import other_sides
@@ -235,8 +235,9 @@ def amounts_agree(a: str, b: str) -> bool:
 
 def changed_amount(older: str, newer: str) -> bool:
     """The newer lesson states another amount of a kind the older one states (a duration, a size, a share...), or
-    names another day or month where the older one names one."""
-    old, new = amounts(older), amounts(newer)
+    names another day or month where the older one names one. An amount the newer names as the old value ("from
+    150% to 125%") is not one it states."""
+    old, new = amounts(older), amounts(newer) - replaced(newer)
     kinds = {dimension(amount) for amount in old}
     if any(dimension(amount) in kinds for amount in new - old) and bool(old - new):
         return True

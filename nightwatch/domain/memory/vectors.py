@@ -10,8 +10,9 @@ before the store's lock; curation's restatement test is then the learned judge's
 regression over the rules' own signals and that reading, weights in restatement.json, fitted on tune data by
 `python -m bench.judge --save`), and the rules' where a pair was not read (a lesson added meanwhile). A sentence with
 words exchanged in place (up to three, in one place or several) and nothing else changed is never the judge's to
-merge, nor is a lesson that states another amount of a kind the older states ("5 attempts" after "30 attempts"): that
-is an update, and a merge would keep the older's words. Nor is an incident's cause beside its fix, when neither lesson
+merge, nor is a lesson that states another amount of a kind the older states ("5 attempts" after "30 attempts") or
+says in the plainest words that it is now otherwise (`framing.replaces`: "is now on by default", "upgraded"): that is
+an update, and a merge would keep the older's words. Nor is an incident's cause beside its fix, when neither lesson
 holds both (`framing.cause_beside_fix`): a merge would lose one of the two facts.
 
 The backfill embeds, in the background, the lessons a read found without a stored vector: it runs on one daemon
@@ -30,7 +31,14 @@ from typing import Protocol
 from nightwatch.domain.amounts import amounts
 from nightwatch.domain.classifier import Logistic
 from nightwatch.domain.errors import NightWatchError
-from nightwatch.domain.framing import adds_to, cause_and_fix, cause_beside_fix, exception_beside, says_change
+from nightwatch.domain.framing import (
+    adds_to,
+    cause_and_fix,
+    cause_beside_fix,
+    exception_beside,
+    replaces,
+    says_change,
+)
 from nightwatch.domain.memory.cache import Snapshot
 from nightwatch.domain.memory.curation import (
     CLEARLY_PARALLEL,
@@ -198,8 +206,8 @@ def restates_by(readings: Readings) -> Restates | None:
             return False  # "Exception: ..." beside its rule; "Always pin ..." / "Never pin ..."; staging / production
         if cause_beside_fix(older, newer) or adds_to(older, newer):
             return False  # "INC-5893: jobs sat pending because ..." / "After INC-5893, ..."; "... as well": two facts
-        if changed_amount(older, newer):
-            return False  # "30 attempts" / "5 attempts": an update; a merge would keep the older's words, the old value
+        if changed_amount(older, newer) or replaces(older, newer):
+            return False  # "30 attempts" / "5 attempts", "is now on by default": an update; a merge keeps the old value
         return judge().says(signals(older, similarity, newer, reading))
 
     return restates

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from nightwatch.domain.amounts import replaced
 from nightwatch.domain.memory.curation import (
     Curation,
     LessonSuccession,
@@ -157,6 +158,21 @@ def test_a_changed_amount_needs_an_amount_of_the_same_kind() -> None:
     assert changed_amount("Builds time out after 30 minutes.", "Builds time out after 45 minutes.")
     assert not changed_amount("Builds time out after 30 minutes.", "Builds time out after 30 minutes on 4 runners.")
     assert not changed_amount("Builds time out after 30 minutes.", "Builds are capped at 2 GB of cache.")
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "The hard limit was lowered from 150% to 125% of the dose; the warning stays at 110%.",
+        "The hard limit is 125% of the dose now, down from 150%; the warning stays at 110%.",
+        "The hard limit is 125% of the dose instead of 150%, and the warning stays at 110%.",
+    ],
+)
+def test_an_amount_the_newer_names_as_the_old_value_is_not_one_it_states(newer: str) -> None:
+    older = "The dose check warns at 110% of the dose and stops at 150%."
+    assert replaced(newer) == {"150%"}
+    assert changed_amount(older, newer)  # 150% is what it was: the newer states 125% and 110%
+    assert not changed_amount(older, "The dose check stops at 150% and warns at 110% of the dose.")
 
 
 def test_reading_ranks_a_newer_amount_first_and_retires_it_when_the_update_is_sure() -> None:

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from nightwatch.adapters.encoder import embeddings
 from nightwatch.domain.errors import ConfigError
+from nightwatch.domain.framing import replaces
 from nightwatch.domain.memory import MemoryPolicy, MemoryService, vectors
 from nightwatch.domain.memory.vectors import MemoryVectors, restates_by
 from nightwatch.domain.models import Lesson, Persona
@@ -135,6 +136,32 @@ def test_another_amount_is_never_merged_away_however_alike_the_two_read(
     judged.remember(DEV, "rates", older)
     assert judged.record(DEV, "rates", newer).outcome != "merged"  # a merge keeps the older's words: "30", "March"
     assert newer in [lesson.text for lesson in judged.lessons(DEV, "rates")]
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Webhook retries are off by default in Relay; each team turns them on per endpoint.",
+            "Webhook retries are now on by default for every Relay endpoint; teams have to turn them off.",
+        ),
+        (
+            "Exports are not available in the mobile app; people use the web console for them.",
+            "Exports now work in the mobile app as well as the web console.",
+        ),
+    ],
+)
+def test_a_lesson_that_says_plainly_it_is_now_otherwise_is_never_merged(
+    encoder: embeddings.MiniLMEncoder, older: str, newer: str
+) -> None:
+    assert judge_alone_merges(encoder, older, newer)
+    judged = service(encoder)
+    judged.remember(DEV, "relay", older)
+    assert judged.record(DEV, "relay", newer).outcome != "merged"  # a merge would keep "off by default"
+    assert newer in [lesson.text for lesson in judged.lessons(DEV, "relay")]
+    retold = "INC-77: exports failed in the mobile app, so they now run in the web console."
+    assert not replaces("Exports run in the web console after the mobile app failures.", retold)  # an incident's
 
 
 @needs_model
@@ -282,3 +309,23 @@ def test_two_sides_of_one_thing_or_words_exchanged_in_place_stay_apart_however_a
     judged.remember(DEV, "sides", older)
     assert judged.record(DEV, "sides", newer).said == "created"
     assert sorted(lesson.text for lesson in judged.lessons(DEV, "sides")) == sorted([older, newer])
+
+
+RULE = "Ingest discards readings stamped more than 48 hours in the future."
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Readings stamped two days or more ahead of now are thrown away by ingest.",
+        "Keep the old exporter running for now; the new one drops readings stamped ahead of the clock.",
+        "INC-204: readings stamped ahead of the clock are now thrown away by ingest.",
+    ],
+)
+def test_now_as_a_time_or_in_an_incidents_retelling_says_nothing_was_replaced(newer: str) -> None:
+    assert not replaces(RULE, newer)
+
+
+def test_now_said_of_the_rule_itself_says_it_was_replaced() -> None:
+    assert replaces(RULE, "Readings stamped ahead of the clock are now thrown away by ingest.")
+    assert not replaces("Ingest now discards readings stamped ahead.", "Ingest now discards readings from the future.")
