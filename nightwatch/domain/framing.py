@@ -55,13 +55,14 @@ BESIDE = re.compile(
 # Why something broke and how it was fixed ("Fix for INC-7: ...") are two lessons, however alike they read; framing
 # is not a subject. An incident's report ("INC-3391: a firmware push reset ...") tells what happened: nothing newer
 # makes that untrue, and it retires no rule (its "now" is about the incident's part).
+_TICKET = r"[A-Z][A-Z0-9]*-\d+"  # an incident's or a ticket's id: "INC-3391", "KT-412"
 CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
-FIX = re.compile(r"\bfix(?:ed)? (?:for|by)\b|^\W*fix\b|\b[A-Z][A-Z0-9]*-\d+ fix\b", re.IGNORECASE)
+FIX = re.compile(rf"\bfix(?:ed)? (?:for|by)\b|^\W*fix\b|\b{_TICKET} fix\b", re.IGNORECASE)
 REPORT = re.compile(r"^\W*(?:inc|incident|sev|outage|pir)[- #]?\d+\s*:", re.IGNORECASE)  # not "ADR-14: ..."
 # In wider words, for `cause_beside_fix`: why, beyond CAUSE and REPORT ("because", "due to", "In INC-771 the parser
 # crashed"), and what was done about it, FIX included ("now", "fixed", "Since INC-771 the parser strips ...").
-WHY = re.compile(r"\b(?i:because|due to)\b|^\W*(?i:in)\s+[A-Z][A-Z0-9]*-\d+\b")
-DONE = re.compile(r"\b(?i:now|fixed|fix)\b|\b(?i:since|after)\s+(?:the\s+)?[A-Z][A-Z0-9]*-\d+\b")
+WHY = re.compile(rf"\b(?i:because|due to)\b|^\W*(?i:in)\s+{_TICKET}\b")
+DONE = re.compile(rf"\b(?i:now|fixed|fix)\b|\b(?i:since|after)\s+(?:the\s+)?{_TICKET}\b")
 
 
 # The plainest ways to say a value was replaced ("is now", not "ahead of now" nor "for now"; "no longer", "upgraded",
@@ -73,7 +74,7 @@ REPLACES = re.compile(
     r"(?:raised|lowered|cut|reduced|increased|extended|shortened|bumped|changed|moved) from)\b",
     re.IGNORECASE,
 )
-INCIDENT = re.compile(r"\b[A-Z][A-Z0-9]*-\d+\b|\b(?i:incident)\b")
+INCIDENT = re.compile(rf"\b{_TICKET}\b|\b(?i:incident)\b")
 
 
 def says_change(text: str) -> bool:

@@ -57,6 +57,14 @@ def service(encoder: object) -> MemoryService:
     )
 
 
+def recorded_after(encoder: embeddings.MiniLMEncoder, older: str, newer: str) -> tuple[str, list[str]]:
+    """Remember `older`, then record `newer`: the newer's outcome, and the texts of the lessons kept."""
+    judged = service(encoder)
+    judged.remember(DEV, "rules", older)
+    outcome = judged.record(DEV, "rules", newer).outcome
+    return outcome, [lesson.text for lesson in judged.lessons(DEV, "rules")]
+
+
 @pytest.fixture(scope="module")
 def encoder() -> embeddings.MiniLMEncoder:
     return embeddings.MiniLMEncoder()
@@ -132,10 +140,9 @@ def test_another_amount_is_never_merged_away_however_alike_the_two_read(
     encoder: embeddings.MiniLMEncoder, older: str, newer: str
 ) -> None:
     assert judge_alone_merges(encoder, older, newer)
-    judged = service(encoder)
-    judged.remember(DEV, "rates", older)
-    assert judged.record(DEV, "rates", newer).outcome != "merged"  # a merge keeps the older's words: "30", "March"
-    assert newer in [lesson.text for lesson in judged.lessons(DEV, "rates")]
+    outcome, kept = recorded_after(encoder, older, newer)
+    assert outcome != "merged"  # a merge keeps the older's words: "30", "March"
+    assert newer in kept
 
 
 @needs_model
@@ -156,12 +163,9 @@ def test_a_lesson_that_says_plainly_it_is_now_otherwise_is_never_merged(
     encoder: embeddings.MiniLMEncoder, older: str, newer: str
 ) -> None:
     assert judge_alone_merges(encoder, older, newer)
-    judged = service(encoder)
-    judged.remember(DEV, "relay", older)
-    assert judged.record(DEV, "relay", newer).outcome != "merged"  # a merge would keep "off by default"
-    assert newer in [lesson.text for lesson in judged.lessons(DEV, "relay")]
-    retold = "INC-77: exports failed in the mobile app, so they now run in the web console."
-    assert not replaces("Exports run in the web console after the mobile app failures.", retold)  # an incident's
+    outcome, kept = recorded_after(encoder, older, newer)
+    assert outcome != "merged"  # a merge would keep "off by default"
+    assert newer in kept
 
 
 @needs_model
