@@ -11,11 +11,12 @@ import re
 # Words that say a lesson replaces what was true before ("moved to Thursdays", "is now 4", "no longer", "from
 # Aerospike these days", "ownership passed from Kofi to Wen", "went from 60 to 120", "has taken over"); not "goes
 # from" a place to another (a route) nor "falls to" (a threshold: "reordered when stock falls to 3"), nor "moves"
-# (more often something else moving: "an edit moves the active pointer", "if the ETA moves by 15 minutes").
+# (more often something else moving: "an edit moves the active pointer", "if the ETA moves by 15 minutes"), nor
+# "leaving" unless someone is ("we are leaving Datadog", not "leaving them out made the plans optimistic").
 CHANGE = re.compile(
     r"\b(?:now|no longer|anymore|any more|from now on|going forward|as of|moved|switched|replaced|"
     r"bumped|upgraded|downgraded|raised|lowered|retired|reverted|reversed|deprecated|migrated|dropped|"
-    r"(?:is|are) (?:back|gone)|(?:was|were) never|leaving|shrank|relaxed|tightened|took over|takes over|"
+    r"(?:is|are) (?:back|gone)|(?:was|were) never|(?:is|are|'re) leaving|shrank|relaxed|tightened|took over|takes over|"
     r"(?:has been|have been|is|are) (?:enforced|required|mandatory|allowed|banned|forbidden) since|"
     r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|bumped|moved) (?:from|to)|"
     r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|resized)"

@@ -533,6 +533,15 @@ def test_goes_from_one_place_to_another_is_a_route_not_a_change() -> None:
     assert not says_change(routing)
 
 
+def test_leaving_something_out_is_not_a_change_but_leaving_a_vendor_is() -> None:
+    lifts = _lesson("CraneQ treats hatch-cover lifts as separate moves; leaving them out made the plans 6% optimistic.")
+    again = "Count hatch-cover lifts as moves in CraneQ; leaving them out makes plans look faster than they are."
+    assert not says_change(again)
+    assert decide(again, [lifts], [Neighbour(lifts, 0.8)]) == Curation("merge", lifts.id)
+    assert says_change("We are leaving Datadog: traces go through OpenTelemetry to Honeycomb.")
+    assert says_change("We're leaving Datadog at the end of the quarter.")
+
+
 def test_instead_of_contrasting_two_ways_of_working_is_not_an_update() -> None:
     limit = _lesson("Password reset emails are rate limited per account at the gateway.")
     contrast = "Past the limit, password reset requests get a CAPTCHA at the gateway instead of a hard block."
