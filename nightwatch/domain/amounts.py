@@ -4,8 +4,10 @@ Durations become seconds ("a minute and a half" is 90; "a full year" is "a year"
 times of day hh:mm, money keeps its currency ("$500" and "500 dollars" are "500usd"), a version its "v" ("v4"). How
 often something happens is the time between two times, a duration too: "daily" is "every day" and "every 24 hours",
 "four times a minute" is "every 15 seconds", "every minute" is "every 60 seconds", "every Sunday" and "per week" are
-weekly, "quarterly" is "every 90 days". Whole years are years however they are written ("24 months" is "two years"),
-and parts of a year months ("twice a year" is "every 6 months"). A number word or an article counts only before a
+weekly, "quarterly" is "every 90 days", "half-hourly" "every 30 minutes", "six-monthly" "every 6 months" (and "three
+quarters of an hour" is 45 minutes, never three quarters of a year; "under-16s" are people, not 16 seconds). Whole
+years are years however they are written ("24 months" is "two years"), and parts of a year months ("twice a year" is
+"every 6 months"). A number word or an article counts only before a
 unit written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s";
 "a second" is the ordinal ("a second approver"). An update often names its old value beside the new one ("from 150%
 to 125%", "60 seconds, not 5 minutes"): `replaced` finds it where a figure, a number word or an article starts it.
@@ -47,7 +49,13 @@ _WITH_UNIT = re.compile(
 )
 _BARE = re.compile(rf"(?<![\w.])(?:{_NUMBER})(?![\w])", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am\b|pm\b|a\.m\.|p\.m\.)|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
-_QUARTER_HOUR = re.compile(r"\b(?:(a)|every|each) quarter(?: of an |-| )hour\b", re.IGNORECASE)
+_QUARTER_HOUR = re.compile(  # "three quarters of an hour", "every quarter hour"; not quarters of a year
+    rf"\b(?:(?P<n>an?|{_WORD}|\d+)|every|each|per) quarters?(?: of an |-| )hour\b", re.IGNORECASE
+)
+_EVERY_SO_MANY = re.compile(  # "half-hourly", "six-monthly": every half hour, every six months
+    r"\b(half|\d+|two|three|four|five|six|eight|ten|twelve)[- ]?(hour|day|week|month|year)ly\b", re.IGNORECASE
+)
+_AGE_GROUP = re.compile(r"\b((?:under|over)-\d+)s\b", re.IGNORECASE)  # "under-16s" are people, not 16 seconds
 _ONE_OF_A_THING = re.compile(
     r"(?<![\w-])(?<!the )(?<!no )(?<!any )(?<!each )(?<!that )(?<!this )(?<!which )(?<!every )(?<!at )one "
     r"(?!(?:of|more|another|or|and|by|at|to|in|on|way|thing|is|was|that|which|who|day|time)\b)[a-z]",
@@ -110,7 +118,8 @@ def _number(match: re.Match[str]) -> float | None:
 def amounts(text: str) -> frozenset[str]:
     """The numbers a lesson states, with their units made one (see the module docstring)."""
     found: set[str] = set()
-    lowered = _AND_A_HALF.sub(_half_more, _QUARTER_HOUR.sub(_quarter_hour, text.replace("’", "'")))
+    lowered = _AGE_GROUP.sub(r"\1", _EVERY_SO_MANY.sub(r"every \1 \2s", text.replace("’", "'")))
+    lowered = _AND_A_HALF.sub(_half_more, _QUARTER_HOUR.sub(_quarter_hour, lowered))
     for clock in _CLOCK.finditer(lowered):
         hour, minute = int(clock.group(1) or clock.group(4)), int(clock.group(2) or clock.group(5) or 0)
         if (clock.group(3) or "").lower().startswith("p") and hour < 12:
@@ -148,8 +157,9 @@ def replaced(text: str) -> frozenset[str]:
 
 
 def _quarter_hour(match: re.Match[str]) -> str:
-    """ "a quarter hour" is "15 minutes"; "every quarter hour" is "every 15 minutes", not every quarter of a year."""
-    return "15 minutes" if match.group(1) else "every 15 minutes"
+    """ "a quarter hour" is "15 minutes", "three quarters of an hour" "45 minutes"; "every quarter hour" is "every 15
+    minutes", not every quarter of a year."""
+    return f"{15 * _count(match.group('n')):g} minutes" if match.group("n") else "every 15 minutes"
 
 
 def _half_more(match: re.Match[str]) -> str:

@@ -45,6 +45,11 @@ from nightwatch.domain.amounts import amounts, dimension
         ("keys rotate every six months", "keys rotate twice a year"),
         ("a contract of 18 months", "a contract of a year and a half"),
         ("audits every half a year", "audits every 6 months"),
+        ("three quarters of an hour of preheat", "45 minutes of preheat"),
+        ("parked trucks report once per quarter hour", "parked trucks report every 15 minutes"),
+        ("the night plan is recomputed half-hourly", "the night plan is recomputed every 30 minutes"),
+        ("the six-monthly LOLER inspection", "a LOLER inspection every 6 months"),
+        ("under-16s may rent sails", "riders under 16 may rent sails"),
     ],
 )
 def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
