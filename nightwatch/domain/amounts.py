@@ -7,10 +7,10 @@ often something happens is the time between two times, a duration too: "daily" i
 weekly, "quarterly" is "every 90 days", "half-hourly" "every 30 minutes", "six-monthly" "every 6 months" (and "three
 quarters of an hour" is 45 minutes, never three quarters of a year; "under-16s" are people, not 16 seconds). Whole
 years are years however they are written ("24 months" is "two years"), and parts of a year months ("twice a year" is
-"every 6 months"). A number word or an article counts only before a
-unit written out as a word ("a day", "ten minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s";
-"a second" is the ordinal ("a second approver"). An update often names its old value beside the new one ("from 150%
-to 125%", "60 seconds, not 5 minutes"): `replaced` finds it where a figure, a number word or an article starts it.
+"every 6 months"). A number word or an article counts only before a unit written out as a word ("a day", "ten
+minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s"; "a second" is the ordinal ("a second
+approver"). An update often names its old value beside the new one ("from 150% to 125%", "60 seconds, not 5
+minutes"): `replaced` finds it where a figure, a number word or an article starts it.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am\b|pm\b|a\.m\.|p\.m\.)|\b(\d
 _QUARTER_HOUR = re.compile(  # "three quarters of an hour", "every quarter hour"; not quarters of a year
     rf"\b(?:(?P<n>an?|{_WORD}|\d+)|every|each|per) quarters?(?: of an |-| )hour\b", re.IGNORECASE
 )
-_EVERY_SO_MANY = re.compile(  # "half-hourly", "six-monthly": every half hour, every six months
-    r"\b(half|\d+|two|three|four|five|six|eight|ten|twelve)[- ]?(hour|day|week|month|year)ly\b", re.IGNORECASE
+_EVERY_SO_MANY = re.compile(  # "half-hourly", "six-monthly": every half hour, every six months (not "400 weekly")
+    rf"\b(?:(half)[- ]?|(\d+|{_WORD})-)(hour|day|week|month|year)ly\b", re.IGNORECASE
 )
 _AGE_GROUP = re.compile(r"\b((?:under|over)-\d+)s\b", re.IGNORECASE)  # "under-16s" are people, not 16 seconds
 _ONE_OF_A_THING = re.compile(
@@ -118,7 +118,7 @@ def _number(match: re.Match[str]) -> float | None:
 def amounts(text: str) -> frozenset[str]:
     """The numbers a lesson states, with their units made one (see the module docstring)."""
     found: set[str] = set()
-    lowered = _AGE_GROUP.sub(r"\1", _EVERY_SO_MANY.sub(r"every \1 \2s", text.replace("’", "'")))
+    lowered = _AGE_GROUP.sub(r"\1", _EVERY_SO_MANY.sub(_every_so_many, text.replace("’", "'")))
     lowered = _AND_A_HALF.sub(_half_more, _QUARTER_HOUR.sub(_quarter_hour, lowered))
     for clock in _CLOCK.finditer(lowered):
         hour, minute = int(clock.group(1) or clock.group(4)), int(clock.group(2) or clock.group(5) or 0)
@@ -154,6 +154,11 @@ def replaced(text: str) -> frozenset[str]:
     """The amounts a lesson names as what was true before ("from 150% to 125%", "60 seconds, not 5 minutes",
     "instead of 14 days", "down from 40"): the old values an update names beside its new ones."""
     return frozenset().union(*(amounts(match.group(1) or match.group(2)) for match in _REPLACED.finditer(text)))
+
+
+def _every_so_many(match: re.Match[str]) -> str:
+    """ "half-hourly" is "every half hours", "six-monthly" "every six months"."""
+    return f"every {match.group(1) or match.group(2)} {match.group(3)}s"
 
 
 def _quarter_hour(match: re.Match[str]) -> str:

@@ -50,6 +50,7 @@ from nightwatch.domain.amounts import amounts, dimension
         ("the night plan is recomputed half-hourly", "the night plan is recomputed every 30 minutes"),
         ("the six-monthly LOLER inspection", "a LOLER inspection every 6 months"),
         ("under-16s may rent sails", "riders under 16 may rent sails"),
+        ("about 400 weekly bookings per studio", "about 400 bookings per studio every week"),
     ],
 )
 def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
