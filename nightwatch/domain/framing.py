@@ -78,9 +78,21 @@ REPLACES = re.compile(
 INCIDENT = re.compile(rf"\b{_TICKET}\b|\b(?i:incident)\b")
 
 
+# A word of change after "get" tells what routinely happens to things ("anything older gets moved to cold"), and
+# "retired" or "dropped" after an article or "are" what a thing is or what happens to it ("the retired MRN", "extra
+# uploads are dropped silently"): neither says that something changed ("got bumped to 6.1", "Notary was retired").
+_ROUTINE = re.compile(r"\b(?:get|gets|getting)\s+$", re.IGNORECASE)
+_STATE = re.compile(r"\b(?:get|gets|getting|the|a|an|any|are|being)\s+$", re.IGNORECASE)
+
+
 def says_change(text: str) -> bool:
     """Whether the lesson says something changed (a newer lesson replacing an older one)."""
-    return CHANGE.search(text) is not None
+    return any(not _routine(text, match) for match in CHANGE.finditer(text))
+
+
+def _routine(text: str, match: re.Match[str]) -> bool:
+    before = text[max(0, match.start() - 10) : match.start()]
+    return (_STATE if match.group(0).lower() in ("retired", "dropped") else _ROUTINE).search(before) is not None
 
 
 def complements(older: str, newer: str) -> bool:

@@ -542,6 +542,28 @@ def test_leaving_something_out_is_not_a_change_but_leaving_a_vendor_is() -> None
     assert says_change("We're leaving Datadog at the end of the quarter.")
 
 
+@pytest.mark.parametrize(
+    "routine",
+    [
+        "SwapRoute packs with more than eight hundred charge cycles get retired from the swap pool.",
+        "After an A40 merge, rerun mpi-reconcile or the studies stay under the retired MRN.",
+        "A ScuffScan inspection holds at most 24 photos; extra uploads are dropped silently.",
+        "Sweep rule: anything above 2% of AUC sitting in the hot wallet gets moved to cold.",
+    ],
+)
+def test_what_routinely_happens_to_things_is_not_a_change(routine: str) -> None:
+    assert not says_change(routine)
+
+
+def test_a_thing_retired_dropped_or_bumped_once_is_a_change() -> None:
+    assert says_change("Images are signed with cosign keyless; Notary v1 was retired in April.")
+    assert says_change("We dropped Notifly; return-time pushes go out through Beacon.")
+    assert says_change("ingest-worker's ffmpeg got bumped to 6.1 with the new container image.")
+    packs = _lesson("SwapRoute retires any battery pack past 800 charge cycles; it never goes back into a van.")
+    again = "SwapRoute packs with more than eight hundred charge cycles get retired from the swap pool."
+    assert decide(again, [packs], [Neighbour(packs, 0.66)]).action != "supersede"
+
+
 def test_instead_of_contrasting_two_ways_of_working_is_not_an_update() -> None:
     limit = _lesson("Password reset emails are rate limited per account at the gateway.")
     contrast = "Past the limit, password reset requests get a CAPTCHA at the gateway instead of a hard block."
