@@ -28,6 +28,15 @@ _PREFIXES = frozenset("anti co cross inter intra mid multi non per post pre re s
 _NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 _NUMBER_WORDS = {word: str(n) for n, word in enumerate(_NUMBERS) if word != "one"}  # "the one" is seldom a number
 _FRAME = frozenset({"remind", "reminder", "note", "lesson", "learn", "rule", "exception", "fix", "again"})
+# Short forms a paraphrase uses for the same word ("Max panels per string" / "Maximum panels per string"): one word
+# in place, never another one exchanged for it. Not "min" (as often minutes) nor "temp" (temporary or temperature).
+_SHORT = {
+    "max": "maximum",
+    "prod": "production",
+    "info": "information",
+    "config": "configuration",
+    "repo": "repository",
+}
 _UNIT = re.compile(r"^v|[a-z%]+$")
 _NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
 
@@ -125,6 +134,7 @@ def subject_tokens(text: str) -> tuple[str, ...]:
         elif len(token) > 1 and token.isupper() and lower in _FUNCTION_WORDS:
             out.append(lower)  # "US", "IT": a region or a team, not "us" or "it"
         elif lower not in _FUNCTION_WORDS and lower not in _NEGATORS and lower not in _POLARITY:
+            lower = _SHORT.get(lower, lower)
             out.append(stem(lower) if _TOKEN_WORD.match(lower) else lower)
     return tuple(out)
 

@@ -9,7 +9,7 @@ from nightwatch.domain.framing import says_change
 from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.answers import junk_reason
-from nightwatch.domain.memory.curation import Curation, Neighbour, decide, is_duplicate, neighbours
+from nightwatch.domain.memory.curation import Curation, Neighbour, another_subject, decide, is_duplicate, neighbours
 from nightwatch.domain.memory.format import UNDATED, lesson_id, parse
 from nightwatch.domain.memory.models import ReflectionContext
 from nightwatch.domain.memory.recording import parse_curation
@@ -430,6 +430,13 @@ def test_another_region_in_capitals_is_another_subject_not_an_update() -> None:
     assert decide("Retargeting segments expire after 90 days for EU users.", [older], [Neighbour(older, 0.95)]) == (
         Curation("supersede", older.id)
     )
+
+
+def test_a_short_form_is_the_same_word_not_another_subject() -> None:
+    older = "Maximum panels per string in PanelPlanner is 12."
+    assert not another_subject(older, "Max panels per string in PanelPlanner is 14 with the new inverter range.")
+    assert another_subject(older, "Minimum panels per string in PanelPlanner is 6.")
+    assert not another_subject("Prod deploys need two approvals.", "Production deploys need two approvals.")
 
 
 def test_one_thing_before_another_is_the_other_after_it_not_a_reversal() -> None:
