@@ -9,6 +9,8 @@ database (DATABASE_URL), as in test_takeover.py.
 
 from __future__ import annotations
 
+import contextlib
+import random
 import signal
 import socket
 import subprocess
@@ -59,7 +61,16 @@ def stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
+    """A free port below the kernel's range for outgoing connections: a port from that range, freed here before the
+    child binds it, can meanwhile go to one of this test's own database connections ("Address already in use")."""
+    floor = 32768
+    with contextlib.suppress(OSError, ValueError):
+        floor = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    for port in random.sample(range(20_000, max(floor, 20_001)), min(200, max(floor - 20_000, 1))):
+        with socket.socket() as probe, contextlib.suppress(OSError):
+            probe.bind(("127.0.0.1", port))
+            return port
+    with socket.socket() as probe:  # no port below that range is free: any free one
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
 
