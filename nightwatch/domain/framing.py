@@ -80,9 +80,10 @@ INCIDENT = re.compile(rf"\b{_TICKET}\b|\b(?i:incident)\b")
 
 # A word of change after "get" tells what routinely happens to things ("anything older gets moved to cold"), and
 # "retired" or "dropped" after an article or "are" what a thing is or what happens to it ("the retired MRN", "extra
-# uploads are dropped silently"): neither says that something changed ("got bumped to 6.1", "Notary was retired").
+# uploads are dropped silently"): neither says that something changed ("got bumped to 6.1", "Notary was retired",
+# "SMS codes are being retired").
 _ROUTINE = re.compile(r"\b(?:get|gets|getting)\s+$", re.IGNORECASE)
-_STATE = re.compile(r"\b(?:get|gets|getting|the|a|an|any|are|being)\s+$", re.IGNORECASE)
+_STATE = re.compile(r"\b(?:get|gets|getting|the|a|an|any|are)\s+$", re.IGNORECASE)
 
 
 def says_change(text: str) -> bool:

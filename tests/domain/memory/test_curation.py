@@ -566,6 +566,7 @@ def test_a_thing_retired_dropped_or_bumped_once_is_a_change() -> None:
     assert says_change("Images are signed with cosign keyless; Notary v1 was retired in April.")
     assert says_change("We dropped Notifly; return-time pushes go out through Beacon.")
     assert says_change("ingest-worker's ffmpeg got bumped to 6.1 with the new container image.")
+    assert says_change("The v1 export API is being retired; clients move to v2 by June.")
     packs = _lesson("SwapRoute retires any battery pack past 800 charge cycles; it never goes back into a van.")
     again = "SwapRoute packs with more than eight hundred charge cycles get retired from the swap pool."
     assert decide(again, [packs], [Neighbour(packs, 0.66)]).action != "supersede"
