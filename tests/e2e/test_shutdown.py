@@ -66,7 +66,8 @@ def free_port() -> int:
     floor = 32768
     with contextlib.suppress(OSError, ValueError):
         floor = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    for port in random.sample(range(20_000, max(floor, 20_001)), min(200, max(floor - 20_000, 1))):
+    below = range(20_000, floor)  # empty where that range starts lower
+    for port in random.sample(below, min(200, len(below))):
         with socket.socket() as probe, contextlib.suppress(OSError):
             probe.bind(("127.0.0.1", port))
             return port
