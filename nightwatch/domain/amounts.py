@@ -20,7 +20,8 @@ from functools import lru_cache
 
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _SMALL = {word: number for number, word in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}  # fmt: skip
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen".split())}  # fmt: skip
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1000000}
 _SECONDS = {"ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600,
             "hr": 3600, "hour": 3600, "day": 86400, "week": 604800, "fortnight": 1209600, "month": 2592000,
@@ -32,7 +33,7 @@ _CURRENCIES = {"eur": "eur", "euro": "eur", "€": "eur", "usd": "usd", "dollar"
 _WORD = (
     r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
     r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
-    r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|(?:thir|four|fif|six|seven|eigh|nine)teen|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 )
 _NUMBER = (
     r"(?P<cur>[$€£])?(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<k>k\b)?\+?"

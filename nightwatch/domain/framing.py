@@ -12,28 +12,33 @@ import re
 # Aerospike these days", "ownership passed from Kofi to Wen", "went from 60 to 120", "has taken over"); not "goes
 # from" a place to another (a route) nor "falls to" (a threshold: "reordered when stock falls to 3"), nor "moves"
 # (more often something else moving: "an edit moves the active pointer", "if the ETA moves by 15 minutes"), nor
-# "leaving" unless someone is ("we are leaving Datadog", not "leaving them out made the plans optimistic").
+# "leaving" unless someone is ("we are leaving Datadog", not "leaving them out made the plans optimistic"), nor "now"
+# for a while or a moment ("pinned to Django 4.2 for now", "a card renewed just now"). "We shortened", "went up to"
+# and "went down to" say a value changed; "went down" alone is more often an outage.
 CHANGE = re.compile(
-    r"\b(?:now|no longer|anymore|any more|from now on|going forward|as of|moved|switched|replaced|"
+    r"\b(?:(?<!of )(?<!for )(?<!by )(?<!until )(?<!till )(?<!right )(?<!just )now|"
+    r"no longer|anymore|any more|from now on|going forward|as of|moved|switched|replaced|"
     r"bumped|upgraded|downgraded|raised|lowered|retired|reverted|reversed|deprecated|migrated|dropped|"
     r"(?:is|are) (?:back|gone)|(?:was|were) never|(?:is|are|'re) leaving|shrank|relaxed|tightened|took over|takes over|"
     r"(?:has been|have been|is|are) (?:enforced|required|mandatory|allowed|banned|forbidden) since|"
     r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|bumped|moved) (?:from|to)|"
     r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|resized)"
     r"(?= \w+ (?:from|to) | (?:[\w-]+ ){2,8}from [\w.-]+ to | (?:[\w-]+ ){2,8}to \d)|"
-    r"stopped|replacing|(?:we|they) changed|(?:is|are) the new|new owner|these days|nowadays|slipped|"
+    r"stopped|replacing|(?:we|they) (?:changed|shortened|extended|reduced|increased|cut|trimmed|doubled|halved)|"
+    r"went (?:up|down) (?:to|from|by)|(?:is|are) the new|new owner|these days|nowadays|slipped|"
     r"passed (?:from|to)|handed (?:over|off) to|changes? hands|(?:has|have|had) taken over|changed again|"
     r"went from [$€£]?[\w.,-]+(?: [a-z%]+)? to|goes from [$€£]?\d[\d.,]*(?: [a-z%]+)? to|(?:rises|rose|risen) to|"
     r"turns out|after all|not any more|(?:since|from) (?:the )?(?:last|this) (?:week|month|quarter|sprint|release))\b",
     re.IGNORECASE,
 )
-# Wider words that say a value is new ("down to 17 minutes", "since the upgrade"): too common to stop a merge. Not
-# "up to", which states a limit ("accepts fixes up to 50 metres"), nor "instead of" / "rather than", which more often
-# contrast two ways of working ("a CAPTCHA instead of a block") than a value with its old one, nor "resized" alone
-# ("resized into thumbnails"; "resized the warehouse from Medium to Large" says a change, above).
+# Wider words that say a value is new ("down to 17 minutes", not "down to the locale"; "since the upgrade"): too
+# common to stop a merge. Not "up to", which states a limit ("accepts fixes up to 50 metres"), nor "instead of" /
+# "rather than", which more often contrast two ways of working ("a CAPTCHA instead of a block") than a value with
+# its old one, nor "resized" alone ("resized into thumbnails"; "resized the warehouse from Medium to Large" says a
+# change, above).
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|q[1-4]"
 UPDATE = re.compile(
-    r"\b(?:down to|no more|since the|since v?\d|since (?-i:[A-Z])\w+|rewr(?:ote|itten)|"
+    r"\b(?:down to(?! (?:the|their|its) )|no more|since the|since v?\d|since (?-i:[A-Z])\w+|rewr(?:ote|itten)|"
     r"switched|sunset|"
     rf"(?:is|are|runs?) \w+ now|(?:since|as of|from) (?:{_MONTHS}))\b",
     re.IGNORECASE,
@@ -81,14 +86,20 @@ INCIDENT = re.compile(rf"\b{_TICKET}\b|\b(?i:incident)\b")
 # A word of change after "get" tells what routinely happens to things ("anything older gets moved to cold"), and
 # "retired" or "dropped" after an article or "are" what a thing is or what happens to it ("the retired MRN", "extra
 # uploads are dropped silently"): neither says that something changed ("got bumped to 6.1", "Notary was retired",
-# "SMS codes are being retired").
+# "SMS codes are being retired"). A word in quotation marks names a thing (a status 'deprecated', a button 'Sync
+# now'): it never says that something changed.
+QUOTED = re.compile(r"(?<!\w)['\"‘“][^'\"‘’“”\n]{1,40}['\"’”](?!\w)")
 _ROUTINE = re.compile(r"\b(?:get|gets|getting)\s+$", re.IGNORECASE)
 _STATE = re.compile(r"\b(?:get|gets|getting|the|a|an|any|are)\s+$", re.IGNORECASE)
 
 
 def says_change(text: str) -> bool:
     """Whether the lesson says something changed (a newer lesson replacing an older one)."""
-    return any(not _routine(text, match) for match in CHANGE.finditer(text))
+    named = [match.span() for match in QUOTED.finditer(text)]
+    return any(
+        not _routine(text, match) and not any(start < match.start() < end for start, end in named)
+        for match in CHANGE.finditer(text)
+    )
 
 
 def _routine(text: str, match: re.Match[str]) -> bool:

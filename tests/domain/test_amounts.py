@@ -51,6 +51,9 @@ from nightwatch.domain.amounts import amounts, dimension
         ("the six-monthly LOLER inspection", "a LOLER inspection every 6 months"),
         ("under-16s may rent sails", "riders under 16 may rent sails"),
         ("about 400 weekly bookings per studio", "about 400 bookings per studio every week"),
+        ("members book sixteen days out", "members book 16 days out"),
+        ("fourteen languages besides English", "14 languages besides English"),
+        ("a nineteen-hour window", "a 19 hour window"),
     ],
 )
 def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:

@@ -25,6 +25,7 @@ from difflib import SequenceMatcher
 import numpy as np
 from numpy.typing import NDArray
 
+from nightwatch.domain.framing import CHANGE
 from nightwatch.domain.models import Lesson
 from nightwatch.domain.recall.keywords import terms
 from nightwatch.domain.recall.ports import Succession
@@ -107,11 +108,12 @@ def asks_older(question: str, older_text: str, newer_text: str) -> bool:
     asked = words - set(newer) - {NUMBER}
     if not asked:
         return False
+    changing = {term for match in CHANGE.finditer(newer_text) for term in _terms(match.group(0))}  # "went up to"
     ops = SequenceMatcher(None, older, newer, autojunk=False).get_opcodes()
     if sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal") < PARALLEL * max(len(older), len(newer)):
         return False
     for tag, i1, i2, j1, j2 in ops:
-        mine, theirs = set(older[i1:i2]), set(newer[j1:j2]) - {NUMBER}
+        mine, theirs = set(older[i1:i2]), set(newer[j1:j2]) - {NUMBER} - changing
         if tag == "replace" and theirs and asked & mine and not theirs & words:
             return True
     return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.errors import InvalidInputError, LLMUnavailableError
-from nightwatch.domain.framing import says_change
+from nightwatch.domain.framing import UPDATE, says_change
 from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.answers import junk_reason
@@ -570,6 +570,38 @@ def test_a_thing_retired_dropped_or_bumped_once_is_a_change() -> None:
     packs = _lesson("SwapRoute retires any battery pack past 800 charge cycles; it never goes back into a van.")
     again = "SwapRoute packs with more than eight hundred charge cycles get retired from the swap pool."
     assert decide(again, [packs], [Neighbour(packs, 0.66)]).action != "supersede"
+
+
+@pytest.mark.parametrize(
+    "named",
+    [
+        "glossary-sync maps the client status 'deprecated' to our 'forbidden'.",  # a word in quotes names a thing
+        "Over LTE gatescan only syncs every 5 minutes; crew should tap 'Sync now' before the first vehicle.",
+        "The Borrowbox \u201cRead now\u201d button needs an aria-label that includes the book title.",
+        "PantryLink is pinned to Django 4.2 LTS for now; don't add packages that require 5.x.",
+        "gatekeeper syncs every 5 minutes, so a card renewed just now can be rejected for up to five minutes.",
+    ],
+)
+def test_a_quoted_name_or_for_now_says_nothing_changed(named: str) -> None:
+    assert not says_change(named)
+
+
+def test_a_value_someone_shortened_or_that_went_up_is_a_change() -> None:
+    assert says_change("We shortened freelancer payment terms: net 30 from approval.")
+    assert says_change("Adult public skate went up to 8.50 EUR.")
+    assert not says_change("Brightsms went down on census weekend; reminders were late.")  # an outage, no new value
+
+
+def test_a_value_said_changed_outside_quotes_still_is() -> None:
+    assert says_change("The gateway moved to 'eu-west' now.")
+    assert says_change("From now on the nightly export runs at 02:00.")
+    assert says_change("Retention is now 30 days.")
+
+
+def test_down_to_a_value_is_a_new_value_but_down_to_the_detail_is_not() -> None:
+    assert UPDATE.search("Cold-start budget is down to 17 minutes.") is not None
+    assert UPDATE.search("jobrouter matches language pairs down to the locale.") is None
+    assert UPDATE.search("IBANs in logs must be masked down to their last four characters.") is None
 
 
 def test_instead_of_contrasting_two_ways_of_working_is_not_an_update() -> None:

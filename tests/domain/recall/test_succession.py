@@ -189,6 +189,12 @@ def test_a_question_naming_what_only_the_older_look_alike_says_keeps_it_in_the_b
             "Location trails are deleted after 30 days following the data-protection review.",
             False,
         ),  # reworded
+        (
+            "What does an adult public skate ticket cost?",
+            "An adult public skate ticket costs 7 EUR.",
+            "Adult public skate went up to 8.50 EUR.",
+            False,
+        ),  # in the older's words' place, the newer only says what changed
     ],
 )
 def test_asks_older_needs_one_sentence_with_the_asked_word_exchanged(
