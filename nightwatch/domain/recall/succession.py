@@ -11,7 +11,10 @@ first. When the two are the question's two best answers, another amount or a fli
 enough, whichever ranks first: both answer it, and the newer holds what is true now. But an older lesson is never
 left out for a question that names a word only it has where the newer, otherwise the same sentence, has another
 ("How long are admin console audit logs kept?" beside "... for the admin console are retained for one year" and "...
-for the payment APIs are retained for seven years"): that is a look-alike, and the older is the one asked about.
+for the payment APIs are retained for seven years"): that is a look-alike, and the older is the one asked about. So is
+it where the newer names no word of the question at all ("Until when can a standard ticket be refunded?" beside
+"Standard tickets ... are refundable until 2 hours before departure" and "The booking window is back down to 120
+days").
 Nor is a lesson someone said again (a restatement merged into it: `Lesson.last_said`) after the newer one was
 recorded: it was affirmed since, so the newer one is no successor of it.
 Only the head of the ranking is looked at: a read maps and compares a few dozen vectors, whatever the memory holds.
@@ -103,11 +106,14 @@ def _successors(
 
 def asks_older(question: str, older_text: str, newer_text: str) -> bool:
     """Whether the question names a word the older lesson has and the newer lacks, where the newer, otherwise the same
-    sentence (PARALLEL), has other words the question does not name."""
+    sentence (PARALLEL), has other words the question does not name (words that only say what changed are none), or
+    names no word of the question at all."""
     words, older, newer = set(_terms(question)), _terms(older_text), _terms(newer_text)
     asked = words - set(newer) - {NUMBER}
     if not asked:
         return False
+    if not words & set(newer) - {NUMBER} and asked & set(older):
+        return True  # the newer names nothing the question asks, the older does: it is the one asked about
     changing = {term for match in CHANGE.finditer(newer_text) for term in _terms(match.group(0))}  # "went up to"
     ops = SequenceMatcher(None, older, newer, autojunk=False).get_opcodes()
     if sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal") < PARALLEL * max(len(older), len(newer)):

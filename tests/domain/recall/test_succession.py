@@ -195,6 +195,12 @@ def test_a_question_naming_what_only_the_older_look_alike_says_keeps_it_in_the_b
             "Adult public skate went up to 8.50 EUR.",
             False,
         ),  # in the older's words' place, the newer only says what changed
+        (
+            "Until when can a standard ticket be refunded?",
+            "Standard tickets in Seatmap are refundable until 2 hours before departure.",
+            "The Seatmap booking window is back down to 120 days before departure.",
+            True,
+        ),  # the newer names nothing the question asks, the older does
     ],
 )
 def test_asks_older_needs_one_sentence_with_the_asked_word_exchanged(
