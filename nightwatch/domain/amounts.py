@@ -19,7 +19,7 @@ import re
 from functools import lru_cache
 
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
-_SMALL = {word: number for number, word in enumerate(
+SMALL_NUMBERS = {word: number for number, word in enumerate(  # the number words below twenty
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen".split())}  # fmt: skip
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1000000}
@@ -108,7 +108,7 @@ def _number(match: re.Match[str]) -> float | None:
             if part in _SCALES:
                 total, current = total + max(current, 1.0) * _SCALES[part], 0.0
             else:
-                current += _TENS.get(part, _SMALL.get(part, 1 if part in ("a", "an") else 0))
+                current += _TENS.get(part, SMALL_NUMBERS.get(part, 1 if part in ("a", "an") else 0))
         return total + current
     if match.group("half"):
         return 0.5

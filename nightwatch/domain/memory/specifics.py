@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from nightwatch.domain.amounts import amounts, dimension, replaced
+from nightwatch.domain.amounts import SMALL_NUMBERS, amounts, dimension, replaced
 from nightwatch.domain.memory.models import OFFLINE_MARK
 from nightwatch.domain.recall import stem
 from nightwatch.domain.sides import other_sides
@@ -25,11 +25,7 @@ _COMPONENT_ENDS = frozenset(
     "api apis app bot cli client cluster console db gateway job proxy queue server service svc ui web worker".split()
 )
 _PREFIXES = frozenset("anti co cross inter intra mid multi non per post pre re self sub".split())
-_NUMBERS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
-    "eighteen nineteen"
-).split()
-_NUMBER_WORDS = {word: str(n) for n, word in enumerate(_NUMBERS) if word != "one"}  # "the one" is seldom a number
+_NUMBER_WORDS = {word: str(n) for word, n in SMALL_NUMBERS.items() if word != "one"}  # "the one" is seldom a number
 _FRAME = frozenset({"remind", "reminder", "note", "lesson", "learn", "rule", "exception", "fix", "again"})
 # Short forms a paraphrase uses for the same word ("Max panels per string" / "Maximum panels per string"): one word
 # in place, never another one exchanged for it. Not "min" (as often minutes) nor "temp" (temporary or temperature).

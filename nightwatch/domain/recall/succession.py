@@ -114,10 +114,10 @@ def asks_older(question: str, older_text: str, newer_text: str) -> bool:
         return False
     if not words & set(newer) - {NUMBER} and asked & set(older):
         return True  # the newer names nothing the question asks, the older does: it is the one asked about
-    changing = {term for match in CHANGE.finditer(newer_text) for term in _terms(match.group(0))}  # "went up to"
     ops = SequenceMatcher(None, older, newer, autojunk=False).get_opcodes()
     if sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal") < PARALLEL * max(len(older), len(newer)):
         return False
+    changing = {term for match in CHANGE.finditer(newer_text) for term in _terms(match.group(0))}  # "went up to"
     for tag, i1, i2, j1, j2 in ops:
         mine, theirs = set(older[i1:i2]), set(newer[j1:j2]) - {NUMBER} - changing
         if tag == "replace" and theirs and asked & mine and not theirs & words:
