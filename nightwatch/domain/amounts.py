@@ -80,7 +80,7 @@ _TIMES = re.compile(  # "twice a year", "three times per week"
 _PERIODS = {"hourly": "hour", "daily": "day", "nightly": "day", "night": "day", "weekly": "week",
             "fortnightly": "fortnight", "monthly": "month", "quarterly": "quarter", "yearly": "year",
             "annually": "year"}  # fmt: skip
-_FIGURE = rf"(?:[$€£]|\d|(?:{_WORD}|an?)\b)"  # a figure, a number word or an article
+_FIGURE = rf"(?:[$€£]|-?\d|(?:{_WORD}|an?)\b)"  # a figure ("-16" too), a number word or an article
 _OLD_AMOUNT = rf"({_FIGURE}[^,;:()]{{0,24}}?)"  # an amount, up to where the sentence goes on
 _REPLACED = re.compile(  # the old value an update names: "from X to", "not X", "instead of X", "down from X"
     rf"\bfrom {_OLD_AMOUNT} (?:down |up |back )?to\b|"

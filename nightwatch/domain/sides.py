@@ -10,10 +10,10 @@ Not bounds ("under" / "over") nor times of day: a restatement says "below 8 GiB"
 / "streaming": "not from the batch warehouse" restates "from streaming events". Each axis lists its sides, each side
 the words that name it (a word counts wherever it stands, hyphenated words whole: "pre-match", "client-side").
 
-Places stand side by side too: two lessons that each name URL paths or cloud regions, and none in common, are about
-two places ("GET /v2/rooms/status is cached" / "GET /v2/rooms/{id}/status is never cached"; "eu-west-2" /
-"us-east-1"). A restatement keeps its path or region, or leaves it out. A place may change, so, like STATES, places
-never stop an update.
+Places stand side by side too: the points of the compass ("the North site" / "the South site", as STATES), and two
+lessons that each name URL paths or cloud regions, and none in common, are about two places ("GET /v2/rooms/status
+is cached" / "GET /v2/rooms/{id}/status is never cached"; "eu-west-2" / "us-east-1"). A restatement keeps its path
+or region, or leaves it out. A place may change, so, like STATES, places never stop an update.
 """
 
 from __future__ import annotations
@@ -54,6 +54,9 @@ THINGS = (
     "first-party | third-party",
     "upstream | downstream",
     "inference serving | training",
+    "mono | stereo",
+    "interstate | intrastate intra-state",
+    "official | unofficial",
 )
 # States one of which may replace the other: two lessons on two of them are never one lesson, but the newer may be the
 # older's update ("the bounty opened to the public", "chimes are back on", "moved to a dedicated pool").
@@ -69,6 +72,8 @@ STATES = (
     "x86 amd64 | arm arm64 aarch64",
     "email emails | sms",
     "weekday weekdays | weekend weekends",
+    "north northern northbound | south southern southbound",
+    "east eastern eastbound | west western westbound",
 )
 AXES = THINGS + STATES
 _SIDES = tuple(tuple(frozenset(side.split()) for side in axis.split(" | ")) for axis in AXES)

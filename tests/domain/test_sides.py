@@ -19,6 +19,11 @@ from nightwatch.domain.sides import AXES, other_sides, other_things, places, sid
         ("Pediatric wards get weight-based dose alerts.", "Adult wards only get max-dose alerts."),
         ("Gold members are upgraded at check-in.", "Platinum members are upgraded at booking."),
         ("Undergraduate appeals go to the dean.", "Postgraduate appeals go to the graduate school."),
+        ("Stereo uploads are normalised to -16 LUFS.", "Mono uploads are normalised to -19 LUFS."),
+        ("The minimum fee for interstate drops is $60.", "The minimum fee for intra-state drops is $25."),
+        ("The North site lab on-call is reached via PagerDuty.", "The South site lab on-call uses PagerDuty."),
+        ("Eastbound platforms open at 05:00.", "Westbound platforms open at 05:30."),
+        ("Official transcripts are blocked by a hold.", "Unofficial transcripts stay available under a hold."),
     ],
 )
 def test_two_sides_of_one_axis_are_other_sides(a: str, b: str) -> None:
@@ -60,6 +65,8 @@ def test_things_side_by_side_are_other_things_and_states_are_not() -> None:
     assert other_things("Inbound transfers are screened.", "Outbound transfers are screened.")
     assert other_sides("The bounty is private.", "The bounty is public.")  # never one lesson ...
     assert not other_things("The bounty is private.", "The bounty is public.")  # ... but the newer may update it
+    assert other_things("Mono uploads are normalised.", "Stereo uploads are normalised.")
+    assert not other_things("Trucks queue at the north gate.", "Trucks now queue at the south gate.")  # a place moves
 
 
 @pytest.mark.parametrize(

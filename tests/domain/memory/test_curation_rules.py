@@ -175,6 +175,14 @@ def test_an_amount_the_newer_names_as_the_old_value_is_not_one_it_states(newer: 
     assert not changed_amount(older, "The dose check stops at 150% and warns at 110% of the dose.")
 
 
+def test_a_negative_old_value_is_named_as_the_old_value_too() -> None:
+    older = "Uploads are normalised to -16 LUFS."
+    newer = "Uploads are normalised to -19 LUFS now, not -16."
+    assert replaced(newer) == {"16"}
+    assert changed_amount(older, newer)
+    assert replaced("The freezer alarm moved from -18 to -15 degrees.") == {"18"}
+
+
 def test_reading_ranks_a_newer_amount_first_and_retires_it_when_the_update_is_sure() -> None:
     succession = LessonSuccession()
     older = "Audit logs are retained for 7 years."
