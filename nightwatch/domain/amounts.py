@@ -30,10 +30,9 @@ _SIZES = {"kb": 1, "mb": 1000, "gb": 1000000, "tb": 1000000000, "kilobyte": 1, "
           "terabyte": 1000000000}  # fmt: skip
 _CURRENCIES = {"eur": "eur", "euro": "eur", "€": "eur", "usd": "usd", "dollar": "usd", "$": "usd", "gbp": "gbp",
                "pound": "gbp", "£": "gbp"}  # fmt: skip
-_WORD = (
-    r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
-    r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
-    r"|(?:thir|four|fif|six|seven|eigh|nine)teen|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_UNIT_WORDS = "|".join(word for word, number in SMALL_NUMBERS.items() if 0 < number < 10)
+_WORD = (  # a number word: "forty-five", "seventeen" (the longer first: "seventeen", not "seven" of it)
+    rf"(?:{'|'.join(_TENS)})(?:[- ](?:{_UNIT_WORDS}))?|" + "|".join(sorted(SMALL_NUMBERS, key=len, reverse=True))
 )
 _NUMBER = (
     r"(?P<cur>[$€£])?(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<k>k\b)?\+?"
