@@ -14,6 +14,13 @@ Places stand side by side too: the points of the compass ("the North site" / "th
 lessons that each name URL paths or cloud regions, and none in common, are about two places ("GET /v2/rooms/status
 is cached" / "GET /v2/rooms/{id}/status is never cached"; "eu-west-2" / "us-east-1"). A restatement keeps its path
 or region, or leaves it out. A place may change, so, like STATES, places never stop an update.
+
+So do two names of one pattern with one part exchanged ("gw-wk-01" / "gw-dn-01", "gavel.hammer" / "gavel.bids"):
+two components, however alike the lessons that name them read. A name here holds a digit or joins its parts with a
+mark prose does not ("_", ".", ":", "@"); "read-only" / "view-only" is prose, and a paraphrase. Where the part
+exchanged is a word of letters ("tradedesk-stg" / "tradedesk-uat") they stand side by side for good, as THINGS do;
+where it holds a digit ("leafseg-v3" / "leafseg-v4") the newer may be the older's update. A number alone exchanged
+("30-day" / "90-day") is another amount, for `amounts` to judge.
 """
 
 from __future__ import annotations
@@ -82,6 +89,9 @@ _PATH = re.compile(r"(?<![\w./])/[\w{}.:<>-]+(?:/[\w{}.:<>-]*)*")  # "/v2/rooms/
 _COMPASS = "(?:north|south|east|west|central)(?:east|west)?"
 _CONTINENT = "(?:europe|asia|australia|northamerica|southamerica|us|me)"
 _REGION = re.compile(rf"\b(?:[a-z]{{2}}-{_COMPASS}-\d|{_CONTINENT}-{_COMPASS}\d)\b")  # "eu-west-2", "europe-west1"
+_NAMED = re.compile(r"(?<![\w/.@:-])[a-z][a-z0-9]*(?:[-_.:@][a-z0-9]+)+(?![\w-])")  # "gw-wk-01", "gavel.bids"
+_PART = re.compile(r"[-_.:@]")
+_IDENTIFIER = re.compile(r"\d|[_.:@]")  # a digit or a mark prose does not join words with: "gw-wk-01", "pump_a"
 
 
 @lru_cache(maxsize=65536)
@@ -99,15 +109,37 @@ def places(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return paths - {""}, frozenset(_REGION.findall(lower))
 
 
+@lru_cache(maxsize=65536)
+def named(text: str) -> frozenset[tuple[str, ...]]:
+    """The names of several parts a text names ("gw-wk-01", "gavel.bids", "pump_station_a"), each split in its parts."""
+    found = (tuple(_PART.split(name)) for name in _NAMED.findall(text.lower()) if _IDENTIFIER.search(name))
+    return frozenset(found)
+
+
+def _siblings(mine: frozenset[tuple[str, ...]], theirs: frozenset[tuple[str, ...]], *, words: bool = False) -> bool:
+    """A name only one text names and a name only the other names are one pattern with one word exchanged (with
+    `words`, a word of letters alone: "tradedesk-stg" / "tradedesk-uat", not "leafseg-v3" / "leafseg-v4")."""
+    return any(_exchanged_word(one, other, words) for one in mine - theirs for other in theirs - mine)
+
+
+def _exchanged_word(one: tuple[str, ...], other: tuple[str, ...], words: bool) -> bool:
+    if len(one) != len(other):
+        return False
+    exchanged = [(x, y) for x, y in zip(one, other, strict=True) if x != y]
+    wordlike = str.isalpha if words else (lambda part: any(c.isalpha() for c in part))
+    return len(exchanged) == 1 and all(wordlike(part) for part in exchanged[0])
+
+
 def other_sides(a: str, b: str) -> bool:
     """Whether the two are about different sides of one axis, or different places, neither naming one the other
-    names."""
-    return _apart(sides(a), sides(b)) or _apart(places(a), places(b))
+    names, or name two names of one pattern."""
+    return _apart(sides(a), sides(b)) or _apart(places(a), places(b)) or _siblings(named(a), named(b))
 
 
 def other_things(a: str, b: str) -> bool:
-    """`other_sides` on an axis of things that stand side by side for good (THINGS), not of states."""
-    return _apart(sides(a)[: len(THINGS)], sides(b)[: len(THINGS)])
+    """`other_sides` on an axis of things that stand side by side for good (THINGS), not of states, or two names of
+    one pattern with a word exchanged."""
+    return _apart(sides(a)[: len(THINGS)], sides(b)[: len(THINGS)]) or _siblings(named(a), named(b), words=True)
 
 
 def _apart(mine: tuple[frozenset[Hashable], ...], theirs: tuple[frozenset[Hashable], ...]) -> bool:

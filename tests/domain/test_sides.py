@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.memory.specifics import agree
-from nightwatch.domain.sides import AXES, other_sides, other_things, places, sides
+from nightwatch.domain.sides import AXES, named, other_sides, other_things, places, sides
 
 
 @pytest.mark.parametrize(
@@ -105,3 +105,42 @@ def test_places_are_paths_and_regions_read_without_case_or_trailing_punctuation(
         frozenset({"eu-west-2"}),
     )
     assert places("Speeds in km/h, 24/7, read/write and https://example.test/a paths") == (frozenset(), frozenset())
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Deploy kennelkit_core before the billing job.", "Deploy kennelkit_billing before the billing job."),
+        ("Wakefield is read through gateway gw-wk-01.", "Doncaster is read through gateway gw-dn-01."),
+        ("Hammer events go to the topic gavel.hammer.", "Bid events go to the topic gavel.bids."),
+        ("Staging lives at tradedesk-stg.example.", "UAT lives at tradedesk-uat.example."),
+    ],
+)
+def test_names_of_one_pattern_with_a_word_exchanged_are_other_things(a: str, b: str) -> None:
+    assert named(a)
+    assert named(b)
+    assert other_sides(a, b)
+    assert other_sides(b, a)
+    assert not agree(a, b)  # never merged ...
+    assert other_things(a, b)  # ... and neither updates the other
+
+
+def test_names_of_one_pattern_with_a_version_exchanged_may_update_each_other() -> None:
+    older, newer = "Production runs the leafseg-v3 model.", "Production is now on leafseg-v4."
+    assert other_sides(older, newer)  # never one lesson ...
+    assert not other_things(older, newer)  # ... but the newer may be the older's update
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Kennelkit-core is deployed first.", "Kennelkit-core goes out before anything else."),  # the same name
+        ("Deploy kennelkit_core and kennelkit_billing together.", "kennelkit_billing ships with core."),  # both named
+        ("Offers use a 30-day hold.", "Offers use a 90-day hold."),  # prose, and another amount
+        ("Inspectors get read-only accounts.", "Inspectors get view-only accounts."),  # prose, a paraphrase
+        ("Use the fhx-sto-01 host.", "Use the fhx-ldn-02 host."),  # two parts exchanged
+    ],
+)
+def test_one_name_prose_or_more_than_one_part_exchanged_are_not_other_names(a: str, b: str) -> None:
+    assert not other_sides(a, b)
+    assert not other_things(a, b)
