@@ -21,6 +21,10 @@ mark prose does not ("_", ".", ":", "@"); "read-only" / "view-only" is prose, an
 exchanged is a word of letters ("tradedesk-stg" / "tradedesk-uat") they stand side by side for good, as THINGS do;
 where it holds a digit ("leafseg-v3" / "leafseg-v4") the newer may be the older's update. A number alone exchanged
 ("30-day" / "90-day") is another amount, for `amounts` to judge.
+
+Countries are places as well ("the UK retail customer" / "the US department-store customer"; a country and its
+people's name are one: "UK" / "British"), and so are two words each lesson quotes, none in common ("the 'received'
+status" / "the 'returned' status"): they are never one lesson, but, as places, the newer may be the older's update.
 """
 
 from __future__ import annotations
@@ -91,6 +95,43 @@ _CONTINENT = "(?:europe|asia|australia|northamerica|southamerica|us|me)"
 _REGION = re.compile(rf"\b(?:[a-z]{{2}}-{_COMPASS}-\d|{_CONTINENT}-{_COMPASS}\d)\b")  # "eu-west-2", "europe-west1"
 _NAMED = re.compile(r"(?<![\w/.@:-])[a-z][a-z0-9]*(?:[-_.:@][a-z0-9]+)+(?![\w-])")  # "gw-wk-01", "gavel.bids"
 _PART = re.compile(r"[-_.:@]")
+_QUOTED = re.compile(r"(?<![A-Za-z])['\"‘“]([A-Za-z][\w-]{0,30}?)['\"’”](?![A-Za-z])")  # 'received', "DEF"
+_COUNTRY = {  # each country's words, in the case they are written in (not "us", "polish", "turkey")
+    "uk": "UK Britain British England English",
+    "us": "US USA American Americans",
+    "ca": "Canada Canadian",
+    "mx": "Mexico Mexican",
+    "br": "Brazil Brazilian",
+    "de": "Germany German",
+    "fr": "France French",
+    "nl": "Netherlands Dutch Holland",
+    "be": "Belgium Belgian",
+    "pl": "Poland Polish",
+    "es": "Spain Spanish",
+    "pt": "Portugal Portuguese",
+    "it": "Italy Italian",
+    "ie": "Ireland Irish",
+    "scotland": "Scotland Scottish",
+    "wales": "Wales Welsh",
+    "au": "Australia Australian",
+    "nz": "Zealand",
+    "jp": "Japan Japanese",
+    "in": "India Indian",
+    "cn": "China Chinese",
+    "kr": "Korea Korean",
+    "sg": "Singapore",
+    "se": "Sweden Swedish",
+    "no": "Norway Norwegian",
+    "dk": "Denmark Danish",
+    "fi": "Finland Finnish",
+    "ch": "Switzerland Swiss",
+    "at": "Austria Austrian",
+    "cz": "Czech Czechia",
+    "gr": "Greece Greek",
+    "eu": "EU European Europe",
+}
+_COUNTRY_OF = {word: country for country, words in _COUNTRY.items() for word in words.split()}
+_COUNTRY_WORD = re.compile(rf"\b(?:{'|'.join(sorted(_COUNTRY_OF, key=len, reverse=True))})\b(?!/)")  # not Europe/London
 _IDENTIFIER = re.compile(r"\d|[_.:@]")  # a digit or a mark prose does not join words with: "gw-wk-01", "pump_a"
 
 
@@ -107,6 +148,18 @@ def places(text: str) -> tuple[frozenset[str], frozenset[str]]:
     lower = text.lower()
     paths = frozenset(path.rstrip(".,:;/") for path in _PATH.findall(lower))
     return paths - {""}, frozenset(_REGION.findall(lower))
+
+
+@lru_cache(maxsize=65536)
+def countries(text: str) -> frozenset[str]:
+    """The countries a text names, by their names or their people's ("British" is the UK)."""
+    return frozenset(_COUNTRY_OF[word] for word in _COUNTRY_WORD.findall(text))
+
+
+@lru_cache(maxsize=65536)
+def quoted(text: str) -> frozenset[str]:
+    """The single words a text quotes ("the 'received' status")."""
+    return frozenset(word.lower() for word in _QUOTED.findall(text))
 
 
 @lru_cache(maxsize=65536)
@@ -133,7 +186,12 @@ def _exchanged_word(one: tuple[str, ...], other: tuple[str, ...], words: bool) -
 def other_sides(a: str, b: str) -> bool:
     """Whether the two are about different sides of one axis, or different places, neither naming one the other
     names, or name two names of one pattern."""
-    return _apart(sides(a), sides(b)) or _apart(places(a), places(b)) or _siblings(named(a), named(b))
+    apart = _apart(sides(a), sides(b)) or _apart(places(a), places(b))
+    return apart or _apart(_others(a), _others(b)) or _siblings(named(a), named(b))
+
+
+def _others(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    return countries(text), quoted(text)
 
 
 def other_things(a: str, b: str) -> bool:

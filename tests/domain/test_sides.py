@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.memory.specifics import agree
-from nightwatch.domain.sides import AXES, named, other_sides, other_things, places, sides
+from nightwatch.domain.sides import AXES, countries, named, other_sides, other_things, places, quoted, sides
 
 
 @pytest.mark.parametrize(
@@ -144,3 +144,38 @@ def test_names_of_one_pattern_with_a_version_exchanged_may_update_each_other() -
 def test_one_name_prose_or_more_than_one_part_exchanged_are_not_other_names(a: str, b: str) -> None:
     assert not other_sides(a, b)
     assert not other_things(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("shadecheck uses D65 for the UK retail customer.", "For the US department-store customer it uses CWF."),
+        ("notifyq sends SMS to Irish numbers via MessageBird.", "notifyq sends SMS to British numbers via Twilio."),
+        ("jobticket's 'received' status needs a photo.", "jobticket's 'returned' status needs a photo."),
+    ],
+)
+def test_two_countries_or_two_quoted_words_are_two_places(a: str, b: str) -> None:
+    assert other_sides(a, b)
+    assert other_sides(b, a)
+    assert not agree(a, b)  # never merged ...
+    assert not other_things(a, b)  # ... but the newer may update the older
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("British users get the Welsh-language toggle.", "UK users get the Welsh toggle."),  # a people is its country
+        ("Slots are kept in UTC and shown in Europe/London.", "Slots are kept in UTC and shown in UK time."),  # a zone
+        ("Tap 'Sync' to refresh.", "Tap 'Sync' again to refresh the US list."),  # one quotes what the other does
+        ("We polish the glass for US customers.", "Glass gets polished for US buyers."),  # a verb, not Poland
+    ],
+)
+def test_one_country_a_time_zone_or_the_same_quoted_word_are_not_two_places(a: str, b: str) -> None:
+    assert not other_sides(a, b)
+    assert not other_sides(b, a)
+
+
+def test_countries_are_read_by_name_or_people_and_quoted_words_without_case() -> None:
+    assert countries("Dutch and Belgian rides; the UK and the USA") == frozenset({"nl", "be", "uk", "us"})
+    assert countries("tell us in europe/london, we polish") == frozenset()
+    assert quoted("the 'Received' and \"DEF\" states, 'not guaranteed' banner, don't") == frozenset({"received", "def"})
