@@ -10,7 +10,9 @@ years are years however they are written ("24 months" is "two years"), and parts
 "every 6 months"). A number word or an article counts only before a unit written out as a word ("a day", "ten
 minutes"), never glued to a letter: "as" is not "a s", nor "ones" "one s"; "a second" is the ordinal ("a second
 approver"). An update often names its old value beside the new one ("from 150% to 125%", "60 seconds, not 5
-minutes"): `replaced` finds it where a figure, a number word or an article starts it.
+minutes"): `replaced` finds it where a figure, a number word or an article starts it. Numbers spelled in several
+words are one number ("a hundred and eighty thousand" is 180k, "six hundred fifty" 650), and a capital M after a
+figure is a million ("2.5M"; a lower-case "5m" is metres or minutes).
 """
 
 from __future__ import annotations
@@ -34,9 +36,13 @@ _UNIT_WORDS = "|".join(word for word, number in SMALL_NUMBERS.items() if 0 < num
 _WORD = (  # a number word: "forty-five", "seventeen" (the longer first: "seventeen", not "seven" of it)
     rf"(?:{'|'.join(_TENS)})(?:[- ](?:{_UNIT_WORDS}))?|" + "|".join(sorted(SMALL_NUMBERS, key=len, reverse=True))
 )
+_SCALE = "|".join(_SCALES)
+_SPELLED = (  # "fifteen hundred", "a hundred and eighty thousand", "one hundred twenty": one number
+    rf"(?:(?:{_WORD}|an?) )?(?:{_SCALE})(?:(?: and)? (?:(?:{_WORD})(?: (?:{_SCALE}))?|(?:{_SCALE})))*"
+)
 _NUMBER = (
-    r"(?P<cur>[$€£])?(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<k>k\b)?\+?"
-    rf"|(?P<word>(?:(?:{_WORD}|an?) )?(?:hundred|thousand|million)|{_WORD})|(?P<half>half an?|half)|(?P<a>an?)"
+    r"(?P<cur>[$€£])?(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?P<k>k\b|(?-i:M)\b)?\+?"  # "180k", "2.5M" (not "5m")
+    rf"|(?P<word>{_SPELLED}|{_WORD})|(?P<half>half an?|half)|(?P<a>an?)"
 )
 _WORD_UNITS = (
     r"milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|quarters?|years?|"
@@ -58,11 +64,14 @@ _EVERY_SO_MANY = re.compile(  # "half-hourly", "six-monthly": every half hour, e
 _AGE_GROUP = re.compile(r"\b((?:under|over)-\d+)s\b", re.IGNORECASE)  # "under-16s" are people, not 16 seconds
 _ONE_OF_A_THING = re.compile(
     r"(?<![\w-])(?<!the )(?<!no )(?<!any )(?<!each )(?<!that )(?<!this )(?<!which )(?<!every )(?<!at )one "
-    r"(?!(?:of|more|another|or|and|by|at|to|in|on|way|thing|is|was|that|which|who|day|time)\b)[a-z]",
+    r"(?!(?:of|more|another|or|and|by|at|to|in|on|way|thing|is|was|that|which|who|day|time)\b)"
+    rf"(?!(?:{_SCALE})\b)[a-z]",  # "one hundred" is a hundred
     re.IGNORECASE,
 )
-_AND_A_HALF = re.compile(  # "a minute and a half", "two and a half hours": one more half of the unit
-    rf"(?<![\w.])(?P<n>\d+|{_WORD}|an?)(?: (?P<before>[a-z]+))? and a half(?: (?P<after>[a-z]+))?\b", re.IGNORECASE
+_AND_A_HALF = re.compile(  # "a minute and a half", "two and a half hours", "every minute and a half": one more half
+    rf"(?<![\w.])(?P<n>\d+|{_WORD}|an?|every(?= (?:{_WORD_UNITS}) and))(?: (?P<before>[a-z]+))? and a half"
+    r"(?: (?P<after>[a-z]+))?\b",
+    re.IGNORECASE,
 )
 _VERSION = re.compile(r"(?<![\w.])v(\d+(?:\.\d+)*)\b", re.IGNORECASE)
 _EVERY = re.compile(
@@ -100,13 +109,15 @@ def _count(spelled: str) -> float:
 def _number(match: re.Match[str]) -> float | None:
     if match.group("num"):
         value = float(match.group("num").replace(",", ""))
-        return value * 1000 if match.group("k") else value
+        return value * {"": 1, "k": 1000, "K": 1000, "M": 1000000}[match.group("k") or ""]
     if match.group("word"):
         total, current = 0.0, 0.0
         for part in re.split(r"[- ]", match.group("word").lower()):
-            if part in _SCALES:
+            if part == "hundred":  # "a hundred and eighty thousand": hundreds of what the next scale counts
+                current = max(current, 1.0) * _SCALES[part]
+            elif part in _SCALES:
                 total, current = total + max(current, 1.0) * _SCALES[part], 0.0
-            else:
+            elif part != "and":
                 current += _TENS.get(part, SMALL_NUMBERS.get(part, 1 if part in ("a", "an") else 0))
         return total + current
     if match.group("half"):
@@ -173,9 +184,10 @@ def _half_more(match: re.Match[str]) -> str:
     unit = before if before else after or ""
     if not _SPELLED_UNIT.match(unit):
         return match.group(0)
-    spelled = match.group("n")
-    count = 1.0 if spelled.lower() in ("a", "an") else _count(spelled)
-    return f"{count + 0.5:g} {unit}" + (f" {after}" if before and after else "")
+    spelled = match.group("n").lower()
+    count = 1.0 if spelled in ("a", "an", "every") else _count(spelled)
+    every = "every " if spelled == "every" else ""  # "every minute and a half" is every 90 seconds
+    return f"{every}{count + 0.5:g} {unit}" + (f" {after}" if before and after else "")
 
 
 def _normalised(value: float, unit: str, currency: str | None = None) -> str:

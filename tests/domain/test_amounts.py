@@ -54,6 +54,13 @@ from nightwatch.domain.amounts import amounts, dimension
         ("members book sixteen days out", "members book 16 days out"),
         ("fourteen languages besides English", "14 languages besides English"),
         ("a nineteen-hour window", "a 19 hour window"),
+        ("moving boats report every minute and a half", "moving boats report every 90 seconds"),
+        ("tiers of a hundred thousand pageviews", "tiers of 100k pageviews"),
+        ("past a hundred and eighty thousand pairs", "past 180k pairs"),
+        ("a session of one hundred and twenty people", "a session of 120 people"),
+        ("an essay of six hundred fifty words", "an essay of 650 words"),
+        ("one million credits per request", "1M credits per request"),
+        ("a cap of 2.5M events", "a cap of 2,500,000 events"),
     ],
 )
 def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
@@ -71,6 +78,7 @@ def test_one_amount_spelled_two_ways_is_one_value(one: str, other: str) -> None:
         "one of the approvers signs off",  # "one of": which, not how many
         "no one approves their own change",
         "at one point the queue stalled",
+        "a 5m cable run to the cabinet",  # a lower-case "m" is metres or minutes, never a million
     ],
 )
 def test_words_that_only_look_like_an_amount_are_none(text: str) -> None:
