@@ -14,7 +14,9 @@ import re
 # (more often something else moving: "an edit moves the active pointer", "if the ETA moves by 15 minutes"), nor
 # "leaving" unless someone is ("we are leaving Datadog", not "leaving them out made the plans optimistic"), nor "now"
 # for a while or a moment ("pinned to Django 4.2 for now", "a card renewed just now"). "We shortened", "went up to"
-# and "went down to" say a value changed; "went down" alone is more often an outage.
+# and "went down to" say a value changed; "went down" alone is more often an outage. "Handed X over to", "took X
+# over from", "reversing the ... decision", "trimmed", "widened" and "lifted" do too; "a reversing entry" or
+# "reversing the robot" does not.
 CHANGE = re.compile(
     r"\b(?:(?<!of )(?<!for )(?<!by )(?<!until )(?<!till )(?<!right )(?<!just )now|"
     r"no longer|anymore|any more|from now on|going forward|as of|moved|switched|replaced|"
@@ -26,7 +28,10 @@ CHANGE = re.compile(
     r"(?= \w+ (?:from|to) | (?:[\w-]+ ){2,8}from [\w.-]+ to | (?:[\w-]+ ){2,8}to \d)|"
     r"stopped|replacing|(?:we|they) (?:changed|shortened|extended|reduced|increased|cut|trimmed|doubled|halved)|"
     r"went (?:up|down) (?:to|from|by)|(?:is|are) the new|new owner|these days|nowadays|slipped|"
-    r"passed (?:from|to)|handed (?:over|off) to|changes? hands|(?:has|have|had) taken over|changed again|"
+    r"passed (?:from|to)|handed (?:[\w-]+ ){0,3}(?:over|off) to|changes? hands|(?:has|have|had) taken over|"
+    r"(?:took|taken) (?:[\w-]+ ){1,3}over from|changed again|"
+    r"reversing (?:the|our|that|this) (?:[\w-]+ ){0,2}(?:decision|policy|plan|rule|call|choice)|change of plan|"
+    r"trimmed|widened|narrowed|lifted|"
     r"went from [$€£]?[\w.,-]+(?: [a-z%]+)? to|goes from [$€£]?\d[\d.,]*(?: [a-z%]+)? to|(?:rises|rose|risen) to|"
     r"turns out|after all|not any more|(?:since|from) (?:the )?(?:last|this) (?:week|month|quarter|sprint|release))\b",
     re.IGNORECASE,

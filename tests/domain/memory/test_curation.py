@@ -592,6 +592,27 @@ def test_a_value_someone_shortened_or_that_went_up_is_a_change() -> None:
     assert not says_change("Brightsms went down on census weekend; reminders were late.")  # an outage, no new value
 
 
+@pytest.mark.parametrize(
+    "changed",
+    [
+        "Reto handed haulwatch over to Mireille; page her, not him.",
+        "Olu took organroll over from Sanne.",
+        "Reversing the variable-font decision: every new family ships a variable version too.",
+        "Hot tier for raw passes is trimmed to 7 days.",
+        "Duplicate radius narrowed to 75 m.",
+        "RAS pH band widened to 6.5-7.8.",
+        "Friday deploy freeze lifted: we deploy on any weekday.",
+    ],
+)
+def test_a_job_handed_over_a_decision_reversed_or_a_band_widened_is_a_change(changed: str) -> None:
+    assert says_change(changed)
+
+
+def test_a_reversing_entry_or_a_reversing_robot_is_no_change() -> None:
+    assert not says_change("Never edit a ledger row; fix mistakes with a reversing entry.")
+    assert not says_change("Deadlocks get broken every 2 s by reversing the lowest-priority robot one cell.")
+
+
 def test_a_value_said_changed_outside_quotes_still_is() -> None:
     assert says_change("The gateway moved to 'eu-west' now.")
     assert says_change("From now on the nightly export runs at 02:00.")
