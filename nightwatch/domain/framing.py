@@ -65,9 +65,11 @@ BESIDE = re.compile(
 )
 # Why something broke and how it was fixed ("Fix for INC-7: ...") are two lessons, however alike they read; framing
 # is not a subject. An incident's report ("INC-3391: a firmware push reset ...") tells what happened: nothing newer
-# makes that untrue, and it retires no rule (its "now" is about the incident's part).
+# makes that untrue, and it retires no rule (its "now" is about the incident's part). "Because of" gives a rule's reason
+# more often than a failure's cause ("orders are capped at 12 bottles because of the courier's weight limit"): no
+# cause, so the rule may still be updated ("Order cap is 24 bottles now").
 _TICKET = r"[A-Z][A-Z0-9]*-\d+"  # an incident's or a ticket's id: "INC-3391", "KT-412"
-CAUSE = re.compile(r"\b(?:caused by|came from|root cause|because of|was due to|cause of)\b|\bcause:", re.IGNORECASE)
+CAUSE = re.compile(r"\b(?:caused by|came from|root cause|was due to|cause of)\b|\bcause:", re.IGNORECASE)
 FIX = re.compile(rf"\bfix(?:ed)? (?:for|by)\b|^\W*fix\b|\b{_TICKET} fix\b", re.IGNORECASE)
 REPORT = re.compile(r"^\W*(?:inc|incident|sev|outage|pir)[- #]?\d+\s*:", re.IGNORECASE)  # not "ADR-14: ..."
 # In wider words, for `cause_beside_fix`: why, beyond CAUSE and REPORT ("because", "due to", "In INC-771 the parser

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.domain.errors import InvalidInputError, LLMUnavailableError
-from nightwatch.domain.framing import UPDATE, says_change
+from nightwatch.domain.framing import UPDATE, cause_and_fix, complements, says_change
 from nightwatch.domain.llm import LLMRequest, Purpose
 from nightwatch.domain.memory import MemoryPolicy, MemoryService
 from nightwatch.domain.memory.answers import junk_reason
@@ -606,6 +606,14 @@ def test_a_value_someone_shortened_or_that_went_up_is_a_change() -> None:
 )
 def test_a_job_handed_over_a_decision_reversed_or_a_band_widened_is_a_change(changed: str) -> None:
     assert says_change(changed)
+
+
+def test_a_rule_with_its_reason_is_no_cause_and_may_be_updated() -> None:
+    cap = "shopfront caps orders at 12 bottles because of the courier's weight limit per parcel."
+    raised = "Order cap is 24 bottles now that we split heavy orders into two parcels."
+    assert not cause_and_fix(cap, raised)
+    assert not complements(cap, raised)
+    assert cause_and_fix("INC-12: the outage was caused by a full disk.", "Disks are now checked hourly.")
 
 
 def test_a_reversing_entry_or_a_reversing_robot_is_no_change() -> None:
