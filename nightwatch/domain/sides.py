@@ -95,6 +95,7 @@ _CONTINENT = "(?:europe|asia|australia|northamerica|southamerica|us|me)"
 _REGION = re.compile(rf"\b(?:[a-z]{{2}}-{_COMPASS}-\d|{_CONTINENT}-{_COMPASS}\d)\b")  # "eu-west-2", "europe-west1"
 _NAMED = re.compile(r"(?<![\w/.@:-])[a-z][a-z0-9]*(?:[-_.:@][a-z0-9]+)+(?![\w-])")  # "gw-wk-01", "gavel.bids"
 _PART = re.compile(r"[-_.:@]")
+_IDENTIFIER = re.compile(r"\d|[_.:@]")  # a digit or a mark prose does not join words with: "gw-wk-01", "pump_a"
 _QUOTED = re.compile(r"(?<![A-Za-z])['\"‘“]([A-Za-z][\w-]{0,30}?)['\"’”](?![A-Za-z])")  # 'received', "DEF"
 _COUNTRY = {  # each country's words, in the case they are written in (not "us", "polish", "turkey")
     "uk": "UK Britain British England English",
@@ -132,7 +133,6 @@ _COUNTRY = {  # each country's words, in the case they are written in (not "us",
 }
 _COUNTRY_OF = {word: country for country, words in _COUNTRY.items() for word in words.split()}
 _COUNTRY_WORD = re.compile(rf"\b(?:{'|'.join(sorted(_COUNTRY_OF, key=len, reverse=True))})\b(?!/)")  # not Europe/London
-_IDENTIFIER = re.compile(r"\d|[_.:@]")  # a digit or a mark prose does not join words with: "gw-wk-01", "pump_a"
 
 
 @lru_cache(maxsize=65536)
@@ -143,20 +143,18 @@ def sides(text: str) -> tuple[frozenset[int], ...]:
 
 
 @lru_cache(maxsize=65536)
-def places(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The URL paths and the cloud regions a text names."""
+def places(text: str) -> tuple[frozenset[str], ...]:
+    """The URL paths, cloud regions, countries and single quoted words a text names, in that order."""
     lower = text.lower()
-    paths = frozenset(path.rstrip(".,:;/") for path in _PATH.findall(lower))
-    return paths - {""}, frozenset(_REGION.findall(lower))
+    paths = frozenset(path.rstrip(".,:;/") for path in _PATH.findall(lower)) - {""}
+    return paths, frozenset(_REGION.findall(lower)), countries(text), quoted(text)
 
 
-@lru_cache(maxsize=65536)
 def countries(text: str) -> frozenset[str]:
     """The countries a text names, by their names or their people's ("British" is the UK)."""
     return frozenset(_COUNTRY_OF[word] for word in _COUNTRY_WORD.findall(text))
 
 
-@lru_cache(maxsize=65536)
 def quoted(text: str) -> frozenset[str]:
     """The single words a text quotes ("the 'received' status")."""
     return frozenset(word.lower() for word in _QUOTED.findall(text))
@@ -179,19 +177,17 @@ def _exchanged_word(one: tuple[str, ...], other: tuple[str, ...], words: bool) -
     if len(one) != len(other):
         return False
     exchanged = [(x, y) for x, y in zip(one, other, strict=True) if x != y]
-    wordlike = str.isalpha if words else (lambda part: any(c.isalpha() for c in part))
-    return len(exchanged) == 1 and all(wordlike(part) for part in exchanged[0])
+    return len(exchanged) == 1 and all(part.isalpha() if words else _has_letter(part) for part in exchanged[0])
+
+
+def _has_letter(part: str) -> bool:
+    return any(c.isalpha() for c in part)
 
 
 def other_sides(a: str, b: str) -> bool:
     """Whether the two are about different sides of one axis, or different places, neither naming one the other
     names, or name two names of one pattern."""
-    apart = _apart(sides(a), sides(b)) or _apart(places(a), places(b))
-    return apart or _apart(_others(a), _others(b)) or _siblings(named(a), named(b))
-
-
-def _others(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    return countries(text), quoted(text)
+    return _apart(sides(a), sides(b)) or _apart(places(a), places(b)) or _siblings(named(a), named(b))
 
 
 def other_things(a: str, b: str) -> bool:
