@@ -38,6 +38,7 @@ from nightwatch.domain.memory.specifics import (
     flipped_in_place,
     flips,
     heads,
+    names_old_value,
     overlap,
     same_specifics,
     same_things,
@@ -65,8 +66,7 @@ PARALLEL_SHARE = 0.6  # share of subject words in place for two lessons to be on
 EXCHANGED_MAX = 3  # most subject words exchanged on each side of such a parallel sentence
 CLEARLY_PARALLEL = 0.75  # ... above which a reworded phrase beside an exchanged word does not make it a paraphrase
 HEAD_SHARE = 0.5  # share of the rest in place for two lessons that open on other subjects to be about other things
-WIDER_MEANING = 0.5  # ... this close, saying a value is new in wider words ("down to", "since the"), and sharing
-WIDER_SHARE = 0.1  # this share of subject words (a shared "[offline]" tag alone lifts the cosine by 0.1), updates it
+WIDER_MEANING, WIDER_SHARE = 0.5, 0.1  # ... this close, sharing this of its words, "down to", "since the" update it
 RELATED_MEANING, NEIGHBOURS = 0.45, 5  # ... this close is worth showing the model (the 5 nearest)
 ADVISED_MEANING = 0.6  # a model's merge or supersession of a lesson the rules keep apart stands only this close
 ENTRY_MEANING = 0.5  # a profile or preference entry this close is the one a new lesson of its category updates
@@ -250,7 +250,7 @@ def updates(older: str, similarity: float | None, candidate: str) -> bool:
         ):
             return False
         flipped = similarity >= CHANGED_MEANING and flipped_in_place(older, candidate, CLEARLY_PARALLEL)
-        if says_change(candidate) or flipped:  # a decision flipped in one sentence, not a paraphrase's other wording
+        if says_change(candidate) or flipped or names_old_value(older, candidate):  # or "8 hours" named as the old
             return True
         shared = overlap(features(older).words, features(candidate).words) >= WIDER_SHARE
         widely = similarity >= WIDER_MEANING and shared and UPDATE.search(candidate) is not None

@@ -254,6 +254,14 @@ def changed_amount(older: str, newer: str) -> bool:
     return bool(days_old - days_new) and bool(days_new - days_old)
 
 
+def names_old_value(older: str, newer: str) -> bool:
+    """The newer names as its old value an amount of a unit the older states ("45 minutes instead of eight hours" of
+    "sessions time out after 8 hours"): it says it changes the older. Not a bare number nor a time of day ("null
+    rather than 0", "from 2 PM to 6 PM" is a range)."""
+    old = amounts(older) - replaced(older)
+    return any(dimension(amount) not in ("", ":") for amount in replaced(newer) & old)
+
+
 def agree(a: str, b: str) -> bool:
     """No amount, day, name, side or decision of one contradicts the other's (one may leave some out)."""
     fa, fb = features(a), features(b)

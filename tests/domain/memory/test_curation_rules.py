@@ -17,8 +17,9 @@ from nightwatch.domain.memory.curation import (
     another_subject,
     decide,
     is_duplicate,
+    updates,
 )
-from nightwatch.domain.memory.specifics import changed_amount, only_exchanged
+from nightwatch.domain.memory.specifics import changed_amount, names_old_value, only_exchanged
 from nightwatch.domain.models import Lesson
 
 T = datetime(2026, 3, 1, tzinfo=UTC)
@@ -307,3 +308,12 @@ def test_a_state_that_one_side_replaces_is_still_updated() -> None:
     private = Lesson("a", "The bug bounty is private, with 40 invited researchers.", T)
     newer = "The bug bounty is now public, open to every researcher."
     assert decide(newer, [private], [Neighbour(private, 0.8)]) == Curation("supersede", private.id)
+
+
+def test_an_update_that_names_the_older_value_as_its_old_one_updates_it() -> None:
+    older = "patina-portal sessions time out after 8 hours."
+    newer = "After the review, patina-portal sessions expire after 45 minutes idle instead of eight hours."
+    assert names_old_value(older, newer)
+    assert updates(older, 0.8, newer)
+    assert not names_old_value("Deploys stop at 14:00.", "No deploys from 2 PM to 6 PM.")  # a range, a time of day
+    assert not names_old_value("Counts are stored as null, never as zero.", "X counts go in as null rather than 0.")
