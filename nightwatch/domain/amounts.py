@@ -37,6 +37,7 @@ _WORD = (  # a number word: "forty-five", "seventeen" (the longer first: "sevent
     rf"(?:{'|'.join(_TENS)})(?:[- ](?:{_UNIT_WORDS}))?|" + "|".join(sorted(SMALL_NUMBERS, key=len, reverse=True))
 )
 _SCALE = "|".join(_SCALES)
+_SUFFIX = {"": 1, "k": 1000, "K": 1000, "M": 1000000}  # "180k", "2.5M"
 _SPELLED = (  # "fifteen hundred", "a hundred and eighty thousand", "one hundred twenty": one number
     rf"(?:(?:{_WORD}|an?) )?(?:{_SCALE})(?:(?: and)? (?:(?:{_WORD})(?: (?:{_SCALE}))?|(?:{_SCALE})))*"
 )
@@ -109,7 +110,7 @@ def _count(spelled: str) -> float:
 def _number(match: re.Match[str]) -> float | None:
     if match.group("num"):
         value = float(match.group("num").replace(",", ""))
-        return value * {"": 1, "k": 1000, "K": 1000, "M": 1000000}[match.group("k") or ""]
+        return value * _SUFFIX[match.group("k") or ""]
     if match.group("word"):
         total, current = 0.0, 0.0
         for part in re.split(r"[- ]", match.group("word").lower()):

@@ -26,7 +26,7 @@ CHANGE = re.compile(
     r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|bumped|moved) (?:from|to)|"
     r"(?:cut|changed|reduced|increased|extended|shortened|lowered|raised|resized)"
     r"(?= \w+ (?:from|to) | (?:[\w-]+ ){2,8}from [\w.-]+ to | (?:[\w-]+ ){2,8}to \d)|"
-    r"stopped|replacing|(?:we|they) (?:changed|shortened|extended|reduced|increased|cut|trimmed|doubled|halved)|"
+    r"stopped|replacing|(?:we|they) (?:changed|shortened|extended|reduced|increased|cut|doubled|halved)|"
     r"went (?:up|down) (?:to|from|by)|(?:is|are) the new|new owner|these days|nowadays|slipped|"
     r"passed (?:from|to)|handed (?:[\w-]+ ){0,3}(?:over|off) to|changes? hands|(?:has|have|had) taken over|"
     r"(?:took|taken) (?:[\w-]+ ){1,3}over from|changed again|"

@@ -33,6 +33,8 @@ import re
 from collections.abc import Hashable
 from functools import lru_cache
 
+from nightwatch.domain.framing import QUOTED
+
 # Things that stand side by side for good: an update never moves a fact from one to the other ("inbound transfers
 # use a 0.95 threshold" is not updated by "outbound transfers use 0.75").
 THINGS = (
@@ -96,7 +98,7 @@ _REGION = re.compile(rf"\b(?:[a-z]{{2}}-{_COMPASS}-\d|{_CONTINENT}-{_COMPASS}\d)
 _NAMED = re.compile(r"(?<![\w/.@:-])[a-z][a-z0-9]*(?:[-_.:@][a-z0-9]+)+(?![\w-])")  # "gw-wk-01", "gavel.bids"
 _PART = re.compile(r"[-_.:@]")
 _IDENTIFIER = re.compile(r"\d|[_.:@]")  # a digit or a mark prose does not join words with: "gw-wk-01", "pump_a"
-_QUOTED = re.compile(r"(?<![A-Za-z])['\"‘“]([A-Za-z][\w-]{0,30}?)['\"’”](?![A-Za-z])")  # 'received', "DEF"
+_ONE_WORD = re.compile(r"[A-Za-z][\w-]{0,30}")  # a quoted word: 'received', "DEF" (not 'not guaranteed')
 _COUNTRY = {  # each country's words, in the case they are written in (not "us", "polish", "turkey")
     "uk": "UK Britain British England English",
     "us": "US USA American Americans",
@@ -157,7 +159,8 @@ def countries(text: str) -> frozenset[str]:
 
 def quoted(text: str) -> frozenset[str]:
     """The single words a text quotes ("the 'received' status")."""
-    return frozenset(word.lower() for word in _QUOTED.findall(text))
+    spans = (span[1:-1] for span in QUOTED.findall(text))
+    return frozenset(word.lower() for word in spans if _ONE_WORD.fullmatch(word))
 
 
 @lru_cache(maxsize=65536)
